@@ -1,0 +1,105 @@
+#ifndef CHIRP_CMICROHTTPD_SHIM_H
+#define CHIRP_CMICROHTTPD_SHIM_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/types.h>
+#include <sys/socket.h>
+#include <netinet/in.h>
+#include <arpa/inet.h>
+#include <microhttpd.h>
+
+/* MHD_start_daemon, MHD_get_connection_info and MHD_get_daemon_info are variadic, which Swift
+   cannot call: these helpers give them fixed signatures. */
+
+/* Everything the daemon is started with; zero means "leave libmicrohttpd's default". */
+struct chirp_mhd_settings {
+    unsigned int flags;
+    uint16_t port;
+    const struct sockaddr *bind_address;
+    unsigned int connection_limit;
+    unsigned int per_ip_connection_limit;
+    unsigned int connection_timeout;
+    size_t connection_memory_limit;
+    unsigned int thread_pool_size;
+    size_t thread_stack_size;
+    unsigned int listen_backlog;
+    int strict_for_client;
+};
+
+typedef void *(*chirp_mhd_uri_log_callback)(void *cls, const char *uri,
+                                            struct MHD_Connection *connection);
+
+static inline struct MHD_Daemon *
+chirp_mhd_start(const struct chirp_mhd_settings *s,
+                MHD_AccessHandlerCallback access, void *access_cls,
+                MHD_RequestCompletedCallback completed, void *completed_cls,
+                MHD_NotifyConnectionCallback notify, void *notify_cls,
+                chirp_mhd_uri_log_callback uri_log, void *uri_log_cls,
+                MHD_LogCallback logger, void *logger_cls)
+{
+    struct MHD_OptionItem ops[16];
+    int n = 0;
+#define CHIRP_OPT(o, v, p) do { ops[n].option = (o); ops[n].value = (intptr_t)(v); \
+                                ops[n].ptr_value = (void *)(p); n++; } while (0)
+    /* First, so that start-up messages already go to the logger. */
+    if (logger) CHIRP_OPT(MHD_OPTION_EXTERNAL_LOGGER, logger, logger_cls);
+    if (s->bind_address) CHIRP_OPT(MHD_OPTION_SOCK_ADDR, 0, s->bind_address);
+    if (s->connection_limit) CHIRP_OPT(MHD_OPTION_CONNECTION_LIMIT, s->connection_limit, NULL);
+    if (s->per_ip_connection_limit)
+        CHIRP_OPT(MHD_OPTION_PER_IP_CONNECTION_LIMIT, s->per_ip_connection_limit, NULL);
+    if (s->connection_timeout) CHIRP_OPT(MHD_OPTION_CONNECTION_TIMEOUT, s->connection_timeout, NULL);
+    if (s->connection_memory_limit)
+        CHIRP_OPT(MHD_OPTION_CONNECTION_MEMORY_LIMIT, s->connection_memory_limit, NULL);
+    if (s->thread_pool_size > 1) CHIRP_OPT(MHD_OPTION_THREAD_POOL_SIZE, s->thread_pool_size, NULL);
+    if (s->thread_stack_size) CHIRP_OPT(MHD_OPTION_THREAD_STACK_SIZE, s->thread_stack_size, NULL);
+    if (s->listen_backlog) CHIRP_OPT(MHD_OPTION_LISTEN_BACKLOG_SIZE, s->listen_backlog, NULL);
+    if (s->strict_for_client) CHIRP_OPT(MHD_OPTION_STRICT_FOR_CLIENT, s->strict_for_client, NULL);
+    CHIRP_OPT(MHD_OPTION_NOTIFY_COMPLETED, completed, completed_cls);
+    CHIRP_OPT(MHD_OPTION_NOTIFY_CONNECTION, notify, notify_cls);
+    CHIRP_OPT(MHD_OPTION_URI_LOG_CALLBACK, uri_log, uri_log_cls);
+    CHIRP_OPT(MHD_OPTION_END, 0, NULL);
+#undef CHIRP_OPT
+    return MHD_start_daemon(s->flags, s->port, NULL, NULL, access, access_cls,
+                            MHD_OPTION_ARRAY, ops, MHD_OPTION_END);
+}
+
+/* The port the daemon is bound to (useful when started on port 0), or 0 if unknown. */
+static inline uint16_t chirp_mhd_bind_port(struct MHD_Daemon *daemon)
+{
+    const union MHD_DaemonInfo *info = MHD_get_daemon_info(daemon, MHD_DAEMON_INFO_BIND_PORT);
+    return info ? info->port : 0;
+}
+
+/* The connection's socket, or -1. */
+static inline int chirp_mhd_connection_fd(struct MHD_Connection *connection)
+{
+    const union MHD_ConnectionInfo *info =
+        MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CONNECTION_FD);
+    return info ? (int)info->connect_fd : -1;
+}
+
+/* The per-connection pointer set in the connection notification callback, or NULL. */
+static inline void *chirp_mhd_socket_context(struct MHD_Connection *connection)
+{
+    const union MHD_ConnectionInfo *info =
+        MHD_get_connection_info(connection, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+    return info ? info->socket_context : NULL;
+}
+
+/* Writes the client's IP address as text into buf; returns 0 on success, -1 otherwise. */
+static inline int chirp_mhd_client_ip(struct MHD_Connection *connection, char *buf, size_t len)
+{
+    const union MHD_ConnectionInfo *info =
+        MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+    if (!info || !info->client_addr || len == 0) return -1;
+    const struct sockaddr *sa = info->client_addr;
+    const void *src;
+    if (sa->sa_family == AF_INET) src = &((const struct sockaddr_in *)sa)->sin_addr;
+    else if (sa->sa_family == AF_INET6) src = &((const struct sockaddr_in6 *)sa)->sin6_addr;
+    else return -1;
+    return inet_ntop(sa->sa_family, src, buf, (socklen_t)len) ? 0 : -1;
+}
+
+#endif

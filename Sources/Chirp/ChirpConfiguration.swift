@@ -1,0 +1,24 @@
+import Foundation
+import HTTP
+import Postgres
+
+/// Everything the service needs to run, already validated.
+public struct ChirpConfiguration: Sendable {
+    public var database: PostgresConfiguration
+    public var pool: PostgresPoolConfiguration
+    public var http: HTTPServerConfiguration
+    /// HMAC key for access tokens, at least 32 bytes.
+    public var jwtSecret: [UInt8]
+    public var logLevel: Logger.Level
+
+    public init(
+        database: PostgresConfiguration, pool: PostgresPoolConfiguration = .init(),
+        http: HTTPServerConfiguration = .init(), jwtSecret: [UInt8], logLevel: Logger.Level = .info
+    ) {
+        self.database = database
+        self.pool = pool
+        self.http = http
+        self.jwtSecret = jwtSecret
+        self.logLevel = logLevel
+    }
+}

@@ -1,0 +1,48 @@
+import Foundation
+import HTTP
+import Postgres
+
+/// The running service: the connection pool, the routes, and the HTTP server in front.
+public final class ChirpService: Sendable {
+    public let configuration: ChirpConfiguration
+    public let pool: PostgresPool
+    public let metrics: Metrics
+    public let logger: Logger
+    public let router: Router
+    private let server: HTTPServer
+
+    public init(configuration: ChirpConfiguration) {
+        self.configuration = configuration
+        logger = Logger(label: "chirp", minimumLevel: configuration.logLevel)
+        pool = PostgresPool(configuration: configuration.database, pool: configuration.pool)
+        metrics = Metrics()
+        router = Router(logger: logger)
+        OpsRoutes(pool: pool, metrics: metrics).register(on: router)
+        PoolMetrics.register(pool, on: metrics)
+        let router = self.router
+        server = HTTPServer(
+            configuration: configuration.http,
+            middleware: [
+                RequestIDMiddleware(),
+                AccessLogMiddleware(logger: logger),
+                MetricsMiddleware(metrics: metrics),
+            ],
+            logger: logger,
+            handler: { request in router.respond(to: request) })
+    }
+
+    /// The bound port (useful when configured with port 0).
+    public var port: Int { server.port }
+
+    public func start() throws {
+        try server.start()
+    }
+
+    /// Stops accepting, lets in-flight requests finish within the grace period, then closes
+    /// the pool. Every acknowledged write has committed before its response was sent.
+    public func shutdown() {
+        server.shutdown()
+        pool.close()
+        logger.info("stopped")
+    }
+}

@@ -1,0 +1,18 @@
+import Foundation
+import Postgres
+
+/// The database roles a request can act as (see `sql/migrations/0001_roles.sql`). Every
+/// request's statements run inside a transaction that switches to one of them, so the
+/// row-level security policies, not the service, decide what the request may touch.
+extension PostgresIdentity {
+    /// A request without a token: reads public rows only.
+    public static let anonymous = PostgresIdentity(role: "chirp_anon")
+
+    /// A signed-in user: the policies compare rows against `app.user_id`.
+    public static func user(_ id: UUID) -> PostgresIdentity {
+        PostgresIdentity(role: "chirp_user", settings: [.init("app.user_id", id.uuidString.lowercased())])
+    }
+
+    /// Sign-up, login and refresh tokens: the only role that can read credentials.
+    public static let authService = PostgresIdentity(role: "chirp_auth")
+}

@@ -1,0 +1,46 @@
+import HTTP
+import Postgres
+
+/// Liveness, readiness and metrics, for orchestrators and Prometheus.
+struct OpsRoutes {
+    let pool: PostgresPool
+    let metrics: Metrics
+
+    func register(on router: Router) {
+        router.add(.GET, "/healthz") { _ in
+            .json(200, Array(#"{"status":"ok"}"#.utf8))
+        }
+        router.add(.GET, "/readyz") { [pool] _ in
+            do {
+                try pool.execute(as: .anonymous, readOnly: true, ["select 1"])
+                return .json(200, Array(#"{"status":"ready"}"#.utf8))
+            } catch {
+                throw HTTPError.unavailable(retryAfter: 1, detail: "the database is not reachable")
+            }
+        }
+        router.add(.GET, "/metrics") { [metrics] _ in
+            .text(200, metrics.render(), contentType: Metrics.contentType)
+        }
+    }
+}
+
+/// The pool's gauges on `/metrics`.
+enum PoolMetrics {
+    static func register(_ pool: PostgresPool, on metrics: Metrics) {
+        metrics.registerGauge("db_pool_connections", help: "Open database connections.") {
+            Double(pool.statistics.size)
+        }
+        metrics.registerGauge("db_pool_in_use", help: "Database connections leased to requests.") {
+            Double(pool.statistics.inUse)
+        }
+        metrics.registerGauge("db_pool_waiting", help: "Requests waiting for a database connection.") {
+            Double(pool.statistics.waiting)
+        }
+        metrics.registerGauge("db_pool_max", help: "The pool's bound.") {
+            Double(pool.poolConfiguration.maxConnections)
+        }
+        metrics.registerGauge("db_pool_lease_timeouts", help: "Leases that timed out (answered 503).") {
+            Double(pool.statistics.leaseTimeouts)
+        }
+    }
+}

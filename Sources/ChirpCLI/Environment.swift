@@ -1,0 +1,84 @@
+import Chirp
+import Foundation
+import HTTP
+import Postgres
+
+/// Reads the service's settings from environment variables and says plainly which one is
+/// wrong and why, instead of starting with a surprise.
+struct Environment {
+    let values: [String: String]
+
+    init(_ values: [String: String] = ProcessInfo.processInfo.environment) {
+        self.values = values
+    }
+
+    struct Invalid: Error, CustomStringConvertible {
+        var description: String
+    }
+
+    func string(_ name: String) -> String? {
+        guard let value = values[name], !value.isEmpty else { return nil }
+        return value
+    }
+
+    func required(_ name: String, _ why: String) throws -> String {
+        guard let value = string(name) else { throw Invalid(description: "\(name) is not set: \(why)") }
+        return value
+    }
+
+    func integer(_ name: String, default fallback: Int, in range: ClosedRange<Int>) throws -> Int {
+        guard let text = string(name) else { return fallback }
+        guard let value = Int(text), range.contains(value) else {
+            throw Invalid(description: "\(name) must be a whole number from \(range.lowerBound) to \(range.upperBound) (got \"\(text)\")")
+        }
+        return value
+    }
+
+    func database(_ name: String) throws -> PostgresConfiguration {
+        let url = try required(name, "set it to a postgres:// URL")
+        do {
+            return try PostgresConfiguration(url: url)
+        } catch let error as PostgresError {
+            throw Invalid(description: "\(name) is not a usable connection string: \(error.message)")
+        }
+    }
+
+    /// The URL migrations and seeding connect with: an owner of the database, which the
+    /// service's own login role is not.
+    func migrationDatabase() throws -> PostgresConfiguration {
+        try database(string("MIGRATION_DATABASE_URL") != nil ? "MIGRATION_DATABASE_URL" : "DATABASE_URL")
+    }
+
+    var migrationsDirectory: URL {
+        URL(fileURLWithPath: string("MIGRATIONS_DIR") ?? "sql/migrations")
+    }
+
+    func logLevel() throws -> Logger.Level {
+        switch string("LOG_LEVEL")?.lowercased() ?? "info" {
+        case "debug": .debug
+        case "info": .info
+        case "warning": .warning
+        case "error": .error
+        case let other: throw Invalid(description: "LOG_LEVEL must be debug, info, warning or error (got \"\(other)\")")
+        }
+    }
+
+    func serviceConfiguration() throws -> ChirpConfiguration {
+        let secret = try required("JWT_SECRET", "access tokens are signed with it (32 bytes or more)")
+        guard secret.utf8.count >= 32 else {
+            throw Invalid(description: "JWT_SECRET must be at least 32 bytes (got \(secret.utf8.count))")
+        }
+        var http = HTTPServerConfiguration()
+        http.host = string("HOST") ?? "0.0.0.0"
+        http.port = try integer("PORT", default: 8080, in: 1...65_535)
+        http.maxBodyBytes = try integer("MAX_BODY_BYTES", default: 64 * 1024, in: 1_024...16 * 1024 * 1024)
+        http.connectionLimit = try integer("MAX_CONNECTIONS", default: 1_024, in: 1...65_536)
+        http.perIPConnectionLimit = try integer("MAX_CONNECTIONS_PER_IP", default: 256, in: 0...65_536)
+        let pool = PostgresPoolConfiguration(
+            maxConnections: try integer("DATABASE_POOL_SIZE", default: 16, in: 2...1_000),
+            leaseTimeout: .milliseconds(try integer("DATABASE_POOL_TIMEOUT_MS", default: 2_000, in: 1...60_000)))
+        return ChirpConfiguration(
+            database: try database("DATABASE_URL"), pool: pool, http: http,
+            jwtSecret: Array(secret.utf8), logLevel: try logLevel())
+    }
+}

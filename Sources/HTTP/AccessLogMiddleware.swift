@@ -1,0 +1,41 @@
+/// One log line per request: time, level, method, route, status, durationMs, requestId, remote.
+/// It logs the route pattern rather than the path, and never the query, headers or body, so
+/// tokens and personal data stay out of the logs.
+public struct AccessLogMiddleware: HTTPMiddleware {
+    private let logger: Logger
+
+    public init(logger: Logger) {
+        self.logger = logger
+    }
+
+    public func handle(_ request: HTTPRequest, next: HTTPHandler) throws -> HTTPResponse {
+        let started = ContinuousClock.now
+        let response = try next(request)
+        let elapsed = started.duration(to: .now)
+        let level: Logger.Level = response.status >= 500 ? .error : .info
+        guard logger.isEnabled(level) else { return response }
+        logger.log(level, "request", [
+            ("method", .string(request.methodLabel)),
+            ("route", .string(response.route ?? request.route)),
+            ("status", .int(response.status)),
+            ("durationMs", .double(elapsed.milliseconds)),
+            ("requestId", .string(request.requestID)),
+            ("remote", .string(request.remoteAddress)),
+        ])
+        return response
+    }
+}
+
+extension Duration {
+    /// Milliseconds, rounded to microseconds.
+    var milliseconds: Double {
+        let (seconds, attoseconds) = components
+        let micros = Double(seconds) * 1_000_000 + Double(attoseconds / 1_000_000_000_000)
+        return micros / 1000
+    }
+
+    var seconds: Double {
+        let (seconds, attoseconds) = components
+        return Double(seconds) + Double(attoseconds) / 1e18
+    }
+}

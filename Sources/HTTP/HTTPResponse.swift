@@ -1,0 +1,35 @@
+/// A complete response. The server sets `Content-Length` and `Date` itself.
+public struct HTTPResponse: Sendable {
+    public var status: Int
+    public var headers: HTTPHeaders
+    public var body: [UInt8]
+
+    /// The pattern the router matched, read by the logging and metrics middleware (which wrap
+    /// the router and so cannot see the route on the request they passed in).
+    public internal(set) var route: String?
+
+    public init(status: Int, headers: HTTPHeaders = HTTPHeaders(), body: [UInt8] = []) {
+        self.status = status
+        self.headers = headers
+        self.body = body
+    }
+
+    /// A JSON body, already encoded.
+    public static func json(_ status: Int, _ body: [UInt8]) -> HTTPResponse {
+        HTTPResponse(status: status, headers: ["Content-Type": "application/json; charset=utf-8"], body: body)
+    }
+
+    /// A plain-text body, or another textual type such as the Prometheus exposition format.
+    public static func text(
+        _ status: Int,
+        _ text: String,
+        contentType: String = "text/plain; charset=utf-8"
+    ) -> HTTPResponse {
+        HTTPResponse(status: status, headers: ["Content-Type": contentType], body: Array(text.utf8))
+    }
+
+    /// A response without a body, such as 204 or 304.
+    public static func empty(_ status: Int, headers: HTTPHeaders = HTTPHeaders()) -> HTTPResponse {
+        HTTPResponse(status: status, headers: headers)
+    }
+}

@@ -1,0 +1,90 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import CMicroHTTPD
+
+/// The functions libmicrohttpd calls, on its own threads. Each turns its context pointer back
+/// into the `ServerCore` (retained by `HTTPServer.start`, released after the daemon stops) and
+/// calls a named method; none captures anything or is actor-isolated.
+enum MHDCallbacks {
+    static func core(_ pointer: UnsafeMutableRawPointer?) -> ServerCore? {
+        guard let pointer else { return nil }
+        return Unmanaged<ServerCore>.fromOpaque(pointer).takeUnretainedValue()
+    }
+
+    /// The connection's state, set when it opened and released when it closed.
+    static func state(_ connection: OpaquePointer) -> ConnectionState? {
+        guard let pointer = chirp_mhd_socket_context(connection) else { return nil }
+        return Unmanaged<ConnectionState>.fromOpaque(pointer).takeUnretainedValue()
+    }
+
+    /// The request line is in: make the request's context. Its pointer comes back as the access
+    /// handler's `con_cls`, and is released in `completed`.
+    static let uriLog: chirp_mhd_uri_log_callback = { cls, uri, connection in
+        guard let core = core(cls), let connection else { return nil }
+        var target: String?
+        if let uri, strlen(uri) <= core.configuration.maxURLBytes {
+            target = String(cString: uri)
+        }
+        core.requestsInFlight.add(1, ordering: .relaxed)
+        state(connection)?.startWaiting()
+        return Unmanaged.passRetained(RequestContext(target: target)).toOpaque()
+    }
+
+    static let access: MHD_AccessHandlerCallback = {
+        cls, connection, _, method, _, uploadData, uploadSize, contextPointer in
+        guard let core = core(cls), let connection, let method, let uploadSize,
+              let contextPointer, let raw = contextPointer.pointee
+        else { return .NO }
+        let context = Unmanaged<RequestContext>.fromOpaque(raw).takeUnretainedValue()
+        return core.access(
+            connection: connection, context: context, method: String(cString: method),
+            uploadData: uploadData, uploadSize: uploadSize)
+    }
+
+    static let completed: MHD_RequestCompletedCallback = { cls, connection, contextPointer, _ in
+        guard let core = core(cls), let contextPointer, let raw = contextPointer.pointee else { return }
+        contextPointer.pointee = nil
+        Unmanaged<RequestContext>.fromOpaque(raw).release()
+        core.requestsInFlight.subtract(1, ordering: .relaxed)
+        // On a kept-alive connection, the clock now runs for the next request.
+        if let connection { state(connection)?.startWaiting() }
+    }
+
+    /// Opens and closes the connection's `ConnectionState`: retained into libmicrohttpd's
+    /// socket context here, released here when the connection closes.
+    static let connectionEvent: MHD_NotifyConnectionCallback = { cls, connection, socketContext, event in
+        guard let core = core(cls), let connection, let socketContext else { return }
+        switch event {
+        case .CONNECTION_NOTIFY_STARTED:
+            let state = core.deadlines.opened(socket: chirp_mhd_connection_fd(connection))
+            socketContext.pointee = Unmanaged.passRetained(state).toOpaque()
+        default:
+            guard let pointer = socketContext.pointee else { return }
+            socketContext.pointee = nil
+            let state = Unmanaged<ConnectionState>.fromOpaque(pointer)
+            core.deadlines.closed(state.takeUnretainedValue())
+            state.release()
+        }
+    }
+
+    static let collectHeader: MHD_KeyValueIteratorN = { cls, _, key, keySize, value, valueSize in
+        guard let cls, let key else { return .YES }
+        let headers = cls.assumingMemoryBound(to: HTTPHeaders.self)
+        let name = String(decoding: UnsafeRawBufferPointer(start: key, count: keySize), as: UTF8.self)
+        let text = value.map { String(decoding: UnsafeRawBufferPointer(start: $0, count: valueSize), as: UTF8.self) } ?? ""
+        headers.pointee.add(name, text)
+        return .YES
+    }
+
+    /// libmicrohttpd's own messages (mostly about misbehaving clients), at debug level.
+    static let log: MHD_LogCallback = { cls, format, arguments in
+        guard let core = core(cls), core.logger.isEnabled(.debug), let format, let arguments else { return }
+        var buffer = [CChar](repeating: 0, count: 512)
+        _ = buffer.withUnsafeMutableBufferPointer { vsnprintf($0.baseAddress, $0.count, format, arguments) }
+        let message = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        core.logger.debug("libmicrohttpd", ["message": .string(message.trimmingASCIISpaces())])
+    }
+}

@@ -1,0 +1,51 @@
+/// Limits and threading of an `HTTPServer`. The defaults suit a service behind a proxy on a small
+/// machine; every limit is enforced before a handler runs.
+public struct HTTPServerConfiguration: Sendable {
+    /// How requests reach handlers, which block (on the database) while they run.
+    public enum Concurrency: Sendable, Equatable {
+        /// One thread per connection, bounded by `connectionLimit`; a slow handler delays only
+        /// its own connection.
+        case threadPerConnection
+        /// A fixed set of threads, each polling many connections and running their handlers
+        /// in turn; a slow handler delays every connection its thread polls.
+        case threadPool(threads: Int)
+    }
+
+    /// Address to bind, IPv4 or IPv6 text.
+    public var host: String = "127.0.0.1"
+    /// Port to bind; 0 picks a free one (read it back from `HTTPServer.port`).
+    public var port: Int = 8080
+    /// Open connections at most; more are refused at accept.
+    public var connectionLimit: Int = 1024
+    /// Open connections per client address at most; 0 disables the check (use that behind a
+    /// proxy, where every connection comes from the proxy's address).
+    public var perIPConnectionLimit: Int = 256
+    /// A connection with no traffic for this long is closed (whole seconds, at least one).
+    public var connectionTimeout: Duration = .seconds(15)
+    /// A request whose line, headers and body have not all arrived this long after the
+    /// connection started waiting for it is cut off, however steadily it trickles in.
+    public var requestTimeout: Duration = .seconds(30)
+    /// Memory for one connection's request line and headers (libmicrohttpd's pool); a request
+    /// whose head does not fit is refused by libmicrohttpd with 431 or 414.
+    public var connectionMemoryLimit: Int = 32 * 1024
+    /// Longest request target (path and query) answered; longer ones get 414.
+    public var maxURLBytes: Int = 8 * 1024
+    /// Largest request body; larger ones get 413, before the body is read when the length is
+    /// declared.
+    public var maxBodyBytes: Int = 64 * 1024
+    public var concurrency: Concurrency = .threadPerConnection
+    /// Stack size of each connection thread. Handlers here are shallow, and most of a stack is
+    /// never touched, but this bounds the address space a thousand connections reserve.
+    public var threadStackSize: Int = 512 * 1024
+    /// Pending connections the kernel queues before accept.
+    public var listenBacklog: Int = 511
+    /// How long `shutdown()` waits for in-flight requests when given no deadline.
+    public var shutdownGrace: Duration = .seconds(10)
+
+    public init() {}
+
+    public init(host: String = "127.0.0.1", port: Int) {
+        self.host = host
+        self.port = port
+    }
+}

@@ -1,0 +1,41 @@
+/// The rules for request ids: a client's `X-Request-ID` is echoed only when it is short and
+/// plain, so that it is safe to put in logs and headers; otherwise a fresh one is made.
+public enum RequestID {
+    public static let headerName = "X-Request-ID"
+    public static let maxLength = 128
+
+    /// The id to use for a request carrying `headers`.
+    public static func resolve(_ headers: HTTPHeaders) -> String {
+        if let given = headers[headerName], isAcceptable(given) { return given }
+        return generate()
+    }
+
+    /// At most 128 characters of `[A-Za-z0-9._-]`, not empty.
+    public static func isAcceptable(_ id: String) -> Bool {
+        let bytes = id.utf8
+        guard !bytes.isEmpty, bytes.count <= maxLength else { return false }
+        return bytes.allSatisfy { byte in
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+                 UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "."), UInt8(ascii: "_"),
+                 UInt8(ascii: "-"):
+                true
+            default:
+                false
+            }
+        }
+    }
+
+    /// 128 random bits as 32 lowercase hex digits.
+    public static func generate() -> String {
+        var generator = SystemRandomNumberGenerator()
+        let high = generator.next() as UInt64
+        let low = generator.next() as UInt64
+        return hex(high) + hex(low)
+    }
+
+    private static func hex(_ value: UInt64) -> String {
+        let digits = String(value, radix: 16)
+        return String(repeating: "0", count: 16 - digits.count) + digits
+    }
+}

@@ -1,0 +1,194 @@
+import Synchronization
+
+/// Maps method and path to a handler. Patterns are `/`-separated literal segments and `:name`
+/// parameters (`/v1/posts/:id/like`); a literal segment wins over a parameter at the same place.
+/// Routes are added at start-up; the first request freezes the table.
+public final class Router: Sendable {
+    struct Route: Sendable {
+        var method: HTTPMethod
+        var pattern: String
+        /// Parameter names by segment position.
+        var parameters: [(index: Int, name: String)]
+        var handler: HTTPHandler
+    }
+
+    struct Node: Sendable {
+        var literals: [String: Int] = [:]
+        var parameter: Int?
+        var routes: [HTTPMethod: Route] = [:]
+        /// Methods in the order they were added, for a stable `Allow`.
+        var methods: [HTTPMethod] = []
+    }
+
+    struct Table: Sendable {
+        var nodes: [Node] = [Node()]
+        /// Set by the first lookup; keeps the published snapshot alive.
+        var frozen: Frozen?
+    }
+
+    /// The table as served: immutable, so lookups read it without a lock.
+    final class Frozen: Sendable {
+        let nodes: [Node]
+
+        init(nodes: [Node]) {
+            self.nodes = nodes
+        }
+    }
+
+    enum Match {
+        case found(Route, parameters: [String: String])
+        case methodNotAllowed(allow: [HTTPMethod], pattern: String)
+        case notFound
+    }
+
+    private let table = Mutex(Table())
+    /// The frozen table once published; it is also held strongly in `table`.
+    private let published = Atomic<Unmanaged<Frozen>?>(nil)
+    private let logger: Logger
+
+    public init(logger: Logger = Logger(label: "router")) {
+        self.logger = logger
+    }
+
+    /// Registers `handler` for `method` on `pattern`. Adding after serving has begun, or adding
+    /// the same method and shape twice, is a programming error.
+    public func add(_ method: HTTPMethod, _ pattern: String, _ handler: @escaping HTTPHandler) {
+        let segments = pattern.split(separator: "/", omittingEmptySubsequences: true)
+        precondition(pattern.hasPrefix("/"), "route pattern must start with /: \(pattern)")
+        var parameters: [(index: Int, name: String)] = []
+        table.withLock { table in
+            precondition(table.frozen == nil, "routes must be added before the router serves: \(method) \(pattern)")
+            var current = 0
+            for (index, segment) in segments.enumerated() {
+                if segment.hasPrefix(":") {
+                    let name = String(segment.dropFirst())
+                    precondition(!name.isEmpty, "unnamed parameter in \(pattern)")
+                    parameters.append((index: index, name: name))
+                    if let next = table.nodes[current].parameter {
+                        current = next
+                    } else {
+                        table.nodes.append(Node())
+                        table.nodes[current].parameter = table.nodes.count - 1
+                        current = table.nodes.count - 1
+                    }
+                } else {
+                    let literal = String(segment)
+                    if let next = table.nodes[current].literals[literal] {
+                        current = next
+                    } else {
+                        table.nodes.append(Node())
+                        table.nodes[current].literals[literal] = table.nodes.count - 1
+                        current = table.nodes.count - 1
+                    }
+                }
+            }
+            precondition(table.nodes[current].routes[method] == nil, "duplicate route \(method) \(pattern)")
+            table.nodes[current].routes[method] = Route(
+                method: method, pattern: pattern, parameters: parameters, handler: handler)
+            table.nodes[current].methods.append(method)
+        }
+    }
+
+    /// Every registered route, in the order added.
+    public var routes: [(method: HTTPMethod, pattern: String)] {
+        let nodes = table.withLock { $0.nodes }
+        var all: [(method: HTTPMethod, pattern: String)] = []
+        for node in nodes {
+            for method in node.methods {
+                if let route = node.routes[method] { all.append((method: method, pattern: route.pattern)) }
+            }
+        }
+        return all
+    }
+
+    /// Routes and runs the request. Never throws: an `HTTPError` becomes its problem response,
+    /// any other error a 500 that says nothing of the cause (which is logged).
+    public func respond(to request: HTTPRequest) -> HTTPResponse {
+        var request = request
+        switch match(method: request.method, path: request.path) {
+        case .found(let route, let parameters):
+            request.route = route.pattern
+            request.pathParameters = parameters
+            var response: HTTPResponse
+            do {
+                response = try route.handler(request)
+            } catch {
+                if !(error is HTTPError) {
+                    logger.error("handler failed", [
+                        "requestId": .string(request.requestID),
+                        "route": .string(route.pattern),
+                        "error": .string(String(describing: error)),
+                    ])
+                }
+                response = Problem.response(for: error, requestID: request.requestID)
+            }
+            response.route = route.pattern
+            return response
+        case .methodNotAllowed(let allow, let pattern):
+            var response = Problem.response(for: HTTPError.methodNotAllowed(allow: allow), requestID: request.requestID)
+            response.route = pattern
+            return response
+        case .notFound:
+            var response = Problem.response(
+                for: HTTPError.notFound(detail: "no route matches this path"), requestID: request.requestID)
+            response.route = HTTPRequest.unmatchedRoute
+            return response
+        }
+    }
+
+    /// The frozen table, freezing it on first use.
+    private func frozen() -> Frozen {
+        if let published = published.load(ordering: .acquiring) {
+            return published.takeUnretainedValue()
+        }
+        return table.withLock { table in
+            if let frozen = table.frozen { return frozen }
+            let frozen = Frozen(nodes: table.nodes)
+            table.frozen = frozen
+            published.store(Unmanaged.passUnretained(frozen), ordering: .releasing)
+            return frozen
+        }
+    }
+
+    func match(method: HTTPMethod, path: String) -> Match {
+        let nodes = frozen().nodes
+        let segments = path.split(separator: "/", omittingEmptySubsequences: true)
+        var fallback: Int?
+        guard let found = Self.search(nodes, segments, 0, 0, method, &fallback) else {
+            guard let fallback else { return .notFound }
+            let node = nodes[fallback]
+            var allow = node.methods
+            if node.routes[.GET] != nil && node.routes[.HEAD] == nil { allow.insert(.HEAD, at: (allow.firstIndex(of: .GET) ?? 0) + 1) }
+            let pattern = node.methods.first.flatMap { node.routes[$0]?.pattern } ?? HTTPRequest.unmatchedRoute
+            return .methodNotAllowed(allow: allow, pattern: pattern)
+        }
+        var parameters: [String: String] = [:]
+        for (index, name) in found.parameters where index < segments.count {
+            parameters[name] = String(segments[index])
+        }
+        return .found(found, parameters: parameters)
+    }
+
+    /// Depth-first, literals before parameters. Returns the route for `method` (HEAD falls back
+    /// to GET); remembers in `fallback` the first node that matched the path at all, for 405.
+    private static func search(
+        _ nodes: [Node], _ segments: [Substring], _ depth: Int, _ index: Int,
+        _ method: HTTPMethod, _ fallback: inout Int?
+    ) -> Route? {
+        let node = nodes[index]
+        if depth == segments.count {
+            if let route = node.routes[method] { return route }
+            if method == .HEAD, let route = node.routes[.GET] { return route }
+            if fallback == nil && !node.routes.isEmpty { fallback = index }
+            return nil
+        }
+        if let next = node.literals[String(segments[depth])],
+           let route = search(nodes, segments, depth + 1, next, method, &fallback) {
+            return route
+        }
+        if let next = node.parameter {
+            return search(nodes, segments, depth + 1, next, method, &fallback)
+        }
+        return nil
+    }
+}

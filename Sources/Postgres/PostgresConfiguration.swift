@@ -1,0 +1,67 @@
+import CLibPQ
+
+/// Where and how to connect, as libpq connection keywords.
+public struct PostgresConfiguration: Sendable {
+    /// libpq connection keywords in order; later entries override earlier ones.
+    public private(set) var parameters: [(String, String)]
+
+    /// A `postgres://` URL or a `key=value` connection string; throws if libpq cannot parse it.
+    public init(url: String, applicationName: String = "chirp") throws {
+        var error: UnsafeMutablePointer<CChar>?
+        guard let options = PQconninfoParse(url, &error) else {
+            defer { PQfreemem(error) }
+            let reason = error.map { String(cString: $0) } ?? "unparseable"
+            throw PostgresError(.client, message: "invalid database URL: \(reason.trimmed)")
+        }
+        defer { PQconninfoFree(options) }
+        // Keep the URL as individual keywords, so any of them can be overridden later.
+        parameters = []
+        var option = options
+        while let keyword = option.pointee.keyword {
+            if let value = option.pointee.val {
+                parameters.append((String(cString: keyword), String(cString: value)))
+            }
+            option += 1
+        }
+        if setting("application_name") == nil { set("application_name", applicationName) }
+        applySessionDefaults()
+    }
+
+    /// Individual libpq keywords (`host`, `port`, `dbname`, `user`, `password`, …).
+    public init(parameters: [(String, String)]) {
+        self.parameters = parameters
+        applySessionDefaults()
+    }
+
+    public func setting(_ key: String) -> String? {
+        parameters.last { $0.0 == key }?.1
+    }
+
+    public mutating func set(_ key: String, _ value: String) {
+        parameters.removeAll { $0.0 == key }
+        parameters.append((key, value))
+    }
+
+    /// Seconds libpq may spend establishing a connection.
+    public var connectTimeoutSeconds: Int {
+        get { setting("connect_timeout").flatMap { Int($0) } ?? 5 }
+        set { set("connect_timeout", String(newValue)) }
+    }
+
+    /// Timestamps come back in UTC ISO form and text in UTF-8, whatever the server's defaults:
+    /// the decoders rely on both.
+    private mutating func applySessionDefaults() {
+        if setting("connect_timeout") == nil { set("connect_timeout", "5") }
+        set("client_encoding", "UTF8")
+        let existing = setting("options").map { $0 + " " } ?? ""
+        set("options", existing + "-c TimeZone=UTC -c DateStyle=ISO,YMD")
+    }
+}
+
+extension String {
+    var trimmed: String {
+        var text = Substring(self)
+        while let last = text.last, last.isWhitespace { text = text.dropLast() }
+        return String(text)
+    }
+}

@@ -1,0 +1,115 @@
+import CLibPQ
+import Glibc
+
+/// Statements sent in pipeline mode whose results have not been read yet.
+struct PendingPipeline {
+    enum Step {
+        /// A `Parse` of a statement new to this connection; cached once the server accepts it.
+        case prepare(name: String, sql: String)
+        case execute
+    }
+
+    var steps: [Step] = []
+}
+
+extension PostgresConnection {
+    /// Sends statements and a sync without waiting, so a caller can send on several
+    /// connections before collecting from any of them.
+    func sendPipeline(_ queries: [PostgresQuery]) throws -> PendingPipeline {
+        guard PQenterPipelineMode(handle) == 1 else { throw connectionError() }
+        var pending = PendingPipeline()
+        var preparing: [String: String] = [:]
+        do {
+            for query in queries {
+                let name: String?
+                if let known = preparedStatements[query.sql] ?? preparing[query.sql] {
+                    name = known
+                } else if preparedStatements.count + preparing.count < Self.preparedStatementLimit {
+                    let fresh = "chirp_\(preparedStatements.count + preparing.count)"
+                    guard PQsendPrepare(handle, fresh, query.sql, Int32(query.bindings.count), nil) == 1 else {
+                        throw connectionError()
+                    }
+                    preparing[query.sql] = fresh
+                    pending.steps.append(.prepare(name: fresh, sql: query.sql))
+                    name = fresh
+                } else {
+                    name = nil
+                }
+                try send(query, statement: name)
+                pending.steps.append(.execute)
+            }
+            guard PQpipelineSync(handle) == 1 else { throw connectionError() }
+        } catch {
+            // The connection is in an unknown protocol state; nobody may reuse it.
+            markBroken()
+            throw error
+        }
+        return pending
+    }
+
+    private func send(_ query: PostgresQuery, statement name: String?) throws {
+        let values = query.bindings.map { $0.map { strdup($0) } ?? nil }
+        defer { values.forEach { free($0) } }
+        let sent = values.withUnsafeBufferPointer { buffer in
+            buffer.withMemoryRebound(to: UnsafePointer<CChar>?.self) { pointers in
+                if let name {
+                    PQsendQueryPrepared(
+                        handle, name, Int32(values.count), pointers.baseAddress, nil, nil, 0)
+                } else {
+                    PQsendQueryParams(
+                        handle, query.sql, Int32(values.count), nil, pointers.baseAddress, nil, nil, 0)
+                }
+            }
+        }
+        guard sent == 1 else { throw connectionError() }
+    }
+
+    /// Reads the results of a sent pipeline, in order, up to its sync. Throws the first
+    /// error after the whole pipeline has been drained, so the connection stays usable.
+    func collect(_ pending: PendingPipeline) throws -> [PostgresResult] {
+        var results: [PostgresResult] = []
+        results.reserveCapacity(pending.steps.count)
+        var firstError: PostgresError?
+        for step in pending.steps {
+            guard let raw = PQgetResult(handle) else {
+                markBroken()
+                throw connectionError()
+            }
+            let result = PostgresResult(taking: raw)
+            let status = PQresultStatus(raw)
+            switch (step, status) {
+            case (.prepare(let name, let sql), PGRES_COMMAND_OK):
+                preparedStatements[sql] = name
+            case (.execute, PGRES_COMMAND_OK), (.execute, PGRES_TUPLES_OK), (.execute, PGRES_EMPTY_QUERY):
+                results.append(result)
+            case (_, PGRES_PIPELINE_ABORTED):
+                break
+            default:
+                if firstError == nil { firstError = serverError(raw) }
+                if PQstatus(handle) != CONNECTION_OK {
+                    markBroken()
+                    throw firstError ?? connectionError()
+                }
+            }
+            // Each statement's results end with a NULL.
+            while let extra = PQgetResult(handle) { PQclear(extra) }
+        }
+        guard let sync = PQgetResult(handle) else {
+            markBroken()
+            throw firstError ?? connectionError()
+        }
+        let syncStatus = PQresultStatus(sync)
+        PQclear(sync)
+        guard syncStatus == PGRES_PIPELINE_SYNC, PQexitPipelineMode(handle) == 1 else {
+            markBroken()
+            throw firstError ?? connectionError()
+        }
+        if let firstError { throw firstError }
+        return results
+    }
+
+    /// After a protocol failure the connection cannot be trusted: the pool discards it.
+    private func markBroken() {
+        isBroken = true
+    }
+}

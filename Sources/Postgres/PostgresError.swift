@@ -1,0 +1,59 @@
+/// An error from the database layer. `description` is safe to log; none of it is meant for
+/// a client, which should only ever see a status and a stable code chosen by the caller.
+public struct PostgresError: Error, Sendable, CustomStringConvertible {
+    public enum Kind: Sendable, Equatable {
+        /// The server answered the statement with an error (see `sqlState`).
+        case server
+        /// Connecting failed, or the connection broke while in use.
+        case connection
+        /// No connection could be leased before the pool's wait timeout.
+        case poolTimeout
+        /// The pool has been shut down.
+        case poolClosed
+        /// A value could not be decoded as the requested Swift type.
+        case decoding
+        /// The client library misbehaved or was misused (a bug, not bad data).
+        case client
+    }
+
+    public var kind: Kind
+    public var sqlState: SQLState?
+    public var message: String
+    public var detail: String?
+    public var constraint: String?
+    public var table: String?
+    public var column: String?
+
+    public init(
+        _ kind: Kind, sqlState: SQLState? = nil, message: String, detail: String? = nil,
+        constraint: String? = nil, table: String? = nil, column: String? = nil
+    ) {
+        self.kind = kind
+        self.sqlState = sqlState
+        self.message = message
+        self.detail = detail
+        self.constraint = constraint
+        self.table = table
+        self.column = column
+    }
+
+    /// True when the whole transaction may simply be run again (serialization failure, deadlock).
+    public var isTransient: Bool {
+        sqlState == .serializationFailure || sqlState == .deadlockDetected
+    }
+
+    /// True when the connection that produced the error can no longer be used.
+    public var isConnectionLost: Bool {
+        kind == .connection || sqlState?.class == .connectionException
+            || sqlState == .adminShutdown || sqlState == .crashShutdown
+            || sqlState == .cannotConnectNow
+    }
+
+    public var description: String {
+        var text = "PostgresError.\(kind)"
+        if let sqlState { text += " [\(sqlState.rawValue)]" }
+        text += ": \(message)"
+        if let constraint { text += " (constraint \(constraint))" }
+        return text
+    }
+}

@@ -1,0 +1,117 @@
+/// Transactions that carry a request's identity.
+extension PostgresPool {
+    /// Runs `queries` as one transaction in one round trip: `BEGIN`, the identity, the
+    /// statements and `COMMIT` are pipelined together. Returns the statements' results.
+    /// Serialization failures and deadlocks are retried; a lost connection is retried only
+    /// for read-only work, since a write may have committed before the connection broke.
+    @discardableResult
+    public func execute(
+        as identity: PostgresIdentity, readOnly: Bool = false, _ queries: [PostgresQuery]
+    ) throws -> [PostgresResult] {
+        try retrying(readOnly: readOnly) {
+            try withConnection { connection in
+                let statements = Self.wrap(queries, as: identity, readOnly: readOnly)
+                do {
+                    let results = try connection.pipeline(statements)
+                    return Array(results.dropFirst(2).prefix(queries.count))
+                } catch {
+                    connection.rollBackIfNeeded()
+                    throw error
+                }
+            }
+        }
+    }
+
+    /// Runs `body` in a transaction with `identity`. `BEGIN` and the identity travel with
+    /// the body's first statement; `COMMIT` follows the body. The body may run more than
+    /// once (after a serialization failure or deadlock), so it must not have effects
+    /// outside the database.
+    public func withTransaction<T>(
+        as identity: PostgresIdentity, readOnly: Bool = false,
+        _ body: (PostgresTransaction) throws -> T
+    ) throws -> T {
+        try retrying(readOnly: readOnly) {
+            try withConnection { connection in
+                let transaction = PostgresTransaction(
+                    connection: connection,
+                    preamble: Array(Self.wrap([], as: identity, readOnly: readOnly).prefix(2)))
+                do {
+                    let value = try body(transaction)
+                    try transaction.commit()
+                    return value
+                } catch {
+                    connection.rollBackIfNeeded()
+                    throw error
+                }
+            }
+        }
+    }
+
+    /// `BEGIN`, identity, statements, `COMMIT`.
+    static func wrap(
+        _ queries: [PostgresQuery], as identity: PostgresIdentity, readOnly: Bool
+    ) -> [PostgresQuery] {
+        [PostgresQuery(sql: readOnly ? "begin read only" : "begin"), identity.statement]
+            + queries + [PostgresQuery(sql: "commit")]
+    }
+
+    func retrying<T>(readOnly: Bool, _ attempt: () throws -> T) throws -> T {
+        var attempts = 0
+        while true {
+            attempts += 1
+            do {
+                return try attempt()
+            } catch let error as PostgresError where attempts < poolConfiguration.maxAttempts {
+                guard error.isTransient || (error.isConnectionLost && readOnly) else { throw error }
+            }
+        }
+    }
+}
+
+/// A transaction in progress on a leased connection. Only valid inside `withTransaction`.
+public final class PostgresTransaction {
+    let connection: PostgresConnection
+    private var preamble: [PostgresQuery]
+    private var begun = false
+
+    init(connection: PostgresConnection, preamble: [PostgresQuery]) {
+        self.connection = connection
+        self.preamble = preamble
+    }
+
+    @discardableResult
+    public func query(_ query: PostgresQuery) throws -> PostgresResult {
+        let results = try pipeline([query])
+        guard let result = results.first else {
+            throw PostgresError(.client, message: "pipeline returned no result")
+        }
+        return result
+    }
+
+    /// Runs statements in one round trip (with `BEGIN` and the identity, the first time).
+    public func pipeline(_ queries: [PostgresQuery]) throws -> [PostgresResult] {
+        if begun { return try connection.pipeline(queries) }
+        begun = true
+        let results = try connection.pipeline(preamble + queries)
+        return Array(results.dropFirst(preamble.count))
+    }
+
+    func commit() throws {
+        guard begun else { return }
+        try connection.pipeline([PostgresQuery(sql: "commit")])
+    }
+}
+
+extension PostgresConnection {
+    /// Ends a failed transaction so the connection can be pooled again; if even that fails
+    /// the connection is marked broken and the pool closes it.
+    func rollBackIfNeeded() {
+        guard isOpen, !isBroken else { return }
+        guard !isIdle else { return }
+        do {
+            try pipeline([PostgresQuery(sql: "rollback")])
+        } catch {
+            isBroken = true
+        }
+    }
+}

@@ -1,0 +1,91 @@
+import CLibPQ
+
+/// The rows of one statement. Owns its `PGresult` and clears it exactly once.
+/// A `PGresult` is immutable once received, so reading it from several threads is safe:
+/// hence `@unchecked Sendable`.
+public final class PostgresResult: @unchecked Sendable {
+    private let handle: OpaquePointer
+    public let rowCount: Int
+    public let columnCount: Int
+    /// Rows affected by an INSERT/UPDATE/DELETE (0 when the statement reports none).
+    public let affectedRows: Int
+
+    init(taking handle: OpaquePointer) {
+        self.handle = handle
+        rowCount = Int(PQntuples(handle))
+        columnCount = Int(PQnfields(handle))
+        affectedRows = Int(String(cString: PQcmdTuples(handle))) ?? 0
+    }
+
+    deinit { PQclear(handle) }
+
+    public var rows: PostgresRows { PostgresRows(result: self) }
+    public var first: PostgresRow? { rowCount > 0 ? PostgresRow(result: self, index: 0) : nil }
+    public var isEmpty: Bool { rowCount == 0 }
+
+    public func columnName(_ column: Int) -> String {
+        String(cString: PQfname(handle, Int32(column)))
+    }
+
+    /// The index of a column by name, or nil.
+    public func column(named name: String) -> Int? {
+        (0..<columnCount).first { columnName($0) == name }
+    }
+
+    func type(ofColumn column: Int) -> PostgresType {
+        PostgresType(oid: PQftype(handle, Int32(column)))
+    }
+
+    func decode<Value: PostgresDecodable>(_: Value.Type, row: Int, column: Int) throws -> Value {
+        guard column >= 0, column < columnCount else {
+            throw PostgresError(.decoding, message: "no column \(column) (result has \(columnCount))")
+        }
+        guard row >= 0, row < rowCount else {
+            throw PostgresError(.decoding, message: "no row \(row) (result has \(rowCount))")
+        }
+        if PQgetisnull(handle, Int32(row), Int32(column)) == 1 {
+            return try Value.decodeNull()
+        }
+        let length = Int(PQgetlength(handle, Int32(row), Int32(column)))
+        guard let value = PQgetvalue(handle, Int32(row), Int32(column)) else {
+            return try Value.decodeNull()
+        }
+        let bytes = UnsafeRawBufferPointer(start: value, count: length)
+        return try Value.decode(bytes, type: type(ofColumn: column))
+    }
+}
+
+/// The rows of a result, as a collection.
+public struct PostgresRows: RandomAccessCollection, Sendable {
+    let result: PostgresResult
+    public var startIndex: Int { 0 }
+    public var endIndex: Int { result.rowCount }
+    public subscript(position: Int) -> PostgresRow { PostgresRow(result: result, index: position) }
+}
+
+/// One row. Columns are read by position or name, as a typed value.
+public struct PostgresRow: Sendable {
+    let result: PostgresResult
+    public let index: Int
+
+    public func decode<Value: PostgresDecodable>(_ type: Value.Type, at column: Int) throws -> Value {
+        try result.decode(type, row: index, column: column)
+    }
+
+    public func decode<Value: PostgresDecodable>(_ type: Value.Type, _ name: String) throws -> Value {
+        guard let column = result.column(named: name) else {
+            throw PostgresError(.decoding, message: "no column named \(name)")
+        }
+        return try result.decode(type, row: index, column: column)
+    }
+
+    /// Decodes the leading columns as a tuple: `let (id, name) = try row.decode((UUID, String).self)`.
+    public func decode<each Value: PostgresDecodable>(_ types: (repeat each Value).Type) throws -> (repeat each Value) {
+        var column = 0
+        func next<Column: PostgresDecodable>(_: Column.Type) throws -> Column {
+            defer { column += 1 }
+            return try result.decode(Column.self, row: index, column: column)
+        }
+        return (repeat try next((each Value).self))
+    }
+}

@@ -1,0 +1,57 @@
+import HTTP
+import Testing
+
+@Suite struct ConnectionTests {
+    @Test func keepAliveServesTwoRequestsOnOneConnection() throws {
+        let server = try TestServer()
+        defer { server.stop() }
+        let connection = try server.connect()
+        try connection.send("GET /hello HTTP/1.1\r\nHost: t\r\n\r\n")
+        let first = try connection.readResponse()
+        #expect(first.status == 200)
+        #expect(first.headers["Connection"]?.lowercased() != "close")
+        try connection.send("POST /echo HTTP/1.1\r\nHost: t\r\nContent-Length: 5\r\n\r\nagain")
+        let second = try connection.readResponse()
+        #expect(second.status == 200)
+        #expect(second.text == "again")
+        #expect(server.server.openConnections == 1)
+    }
+
+    @Test func pipelinedRequestsAreAnsweredInOrder() throws {
+        let server = try TestServer()
+        defer { server.stop() }
+        let connection = try server.connect()
+        try connection.send(
+            "POST /echo HTTP/1.1\r\nHost: t\r\nContent-Length: 3\r\n\r\none"
+                + "GET /hello HTTP/1.1\r\nHost: t\r\n\r\n"
+                + "POST /echo HTTP/1.1\r\nHost: t\r\nContent-Length: 5\r\n\r\nthree")
+        #expect(try connection.readResponse().text == "one")
+        #expect(try connection.readResponse().text == "hello")
+        #expect(try connection.readResponse().text == "three")
+    }
+
+    @Test func headSendsLengthButNoBody() throws {
+        let server = try TestServer()
+        defer { server.stop() }
+        let connection = try server.connect()
+        try connection.send("HEAD /hello HTTP/1.1\r\nHost: t\r\n\r\nGET /hello HTTP/1.1\r\nHost: t\r\n\r\n")
+        let head = try connection.readResponse(bodyless: true)
+        #expect(head.status == 200)
+        #expect(head.headers["Content-Length"] == "5")
+        // Had a body been sent, it would be read here as the next status line.
+        let next = try connection.readResponse()
+        #expect(next.status == 200)
+        #expect(next.text == "hello")
+    }
+
+    @Test func percentEncodedPathAndQueryReachTheHandler() throws {
+        let server = try TestServer(extraRoutes: { router in
+            router.add(.GET, "/tags/:tag") { request in
+                .text(200, "\(request.pathParameters["tag"] ?? "")|\(request.query["q"] ?? "")|\(request.remoteAddress)")
+            }
+        })
+        defer { server.stop() }
+        let response = try server.get("/tags/caf%C3%A9?q=a+b%26c")
+        #expect(response.text == "café|a b&c|127.0.0.1")
+    }
+}

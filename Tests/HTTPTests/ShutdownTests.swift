@@ -1,0 +1,63 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import Dispatch
+import HTTP
+import Testing
+
+@Suite struct ShutdownTests {
+    @Test func requestInFlightCompletesAndNewConnectionsAreRefused() throws {
+        let server = try TestServer()
+        let connection = try server.connect()
+        try connection.send("GET /sleep/1000 HTTP/1.1\r\nHost: t\r\n\r\n")
+        // Wait until the handler is running.
+        let waitStart = ContinuousClock.now
+        while server.handled.value == 0 && waitStart.duration(to: .now) < .seconds(2) { usleep(1000) }
+        #expect(server.handled.value == 1)
+
+        let finished = CallCounter()
+        let started = ContinuousClock.now
+        DispatchQueue.global().async {
+            server.server.shutdown(deadline: .now + .seconds(5))
+            finished.hit()
+        }
+        let response = try connection.readResponse(timeout: .seconds(3))
+        #expect(response.status == 200)
+        #expect(response.text == "slept 1000")
+        #expect(response.headers["Connection"]?.lowercased() == "close")
+
+        while finished.value == 0 && started.duration(to: .now) < .seconds(5) { usleep(1000) }
+        #expect(finished.value == 1)
+        // It waited for the request, not for the whole deadline.
+        #expect(started.duration(to: .now) < .seconds(4))
+        #expect(throws: RawConnection.Failure.self) { try server.connect() }
+    }
+
+    @Test func shutdownGivesUpAtTheDeadlineForStalledUploads() throws {
+        let server = try TestServer()
+        let connection = try server.connect()
+        // A request that never finishes arriving.
+        try connection.send("POST /echo HTTP/1.1\r\nHost: t\r\nContent-Length: 100\r\n\r\nabc")
+        usleep(100_000)
+        let started = ContinuousClock.now
+        server.server.shutdown(deadline: .now + .milliseconds(300))
+        let elapsed = started.duration(to: .now)
+        #expect(elapsed >= .milliseconds(250) && elapsed < .seconds(2))
+        #expect(connection.waitForClose(timeout: .seconds(1)))
+    }
+
+    @Test func startTwiceIsAnError() throws {
+        let server = try TestServer()
+        defer { server.stop() }
+        #expect(throws: HTTPServerError.alreadyStarted) { try server.server.start() }
+    }
+
+    @Test func portZeroReportsTheBoundPort() throws {
+        let server = try TestServer()
+        defer { server.stop() }
+        #expect(server.port > 0)
+        #expect(try server.get("/hello").status == 200)
+    }
+}

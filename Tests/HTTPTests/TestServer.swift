@@ -1,0 +1,92 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import HTTP
+import Synchronization
+
+/// Counts handler calls, so a test can tell whether a request reached its handler.
+final class CallCounter: Sendable {
+    private let count = Atomic<Int>(0)
+    func hit() { count.add(1, ordering: .relaxed) }
+    var value: Int { count.load(ordering: .relaxed) }
+}
+
+/// Collects log lines.
+final class LineSink: Sendable {
+    private let lines = Mutex<[String]>([])
+    func append(_ line: String) { lines.withLock { $0.append(line) } }
+    var all: [String] { lines.withLock { $0 } }
+}
+
+/// A server on an ephemeral port with the routes the socket tests lean on.
+final class TestServer: Sendable {
+    let server: HTTPServer
+    let handled = CallCounter()
+    let accessLog = LineSink()
+
+    var port: Int { server.port }
+
+    init(configure: (inout HTTPServerConfiguration) -> Void = { _ in }, extraRoutes: (Router) -> Void = { _ in }) throws {
+        var configuration = HTTPServerConfiguration(host: "127.0.0.1", port: 0)
+        configuration.maxBodyBytes = 1024
+        configuration.connectionTimeout = .seconds(5)
+        configuration.requestTimeout = .seconds(5)
+        configure(&configuration)
+
+        let router = Router(logger: Logger(label: "test", minimumLevel: .error, sink: { _ in }))
+        let handled = self.handled
+        router.add(.GET, "/hello") { _ in
+            handled.hit()
+            return .text(200, "hello")
+        }
+        router.add(.POST, "/echo") { request in
+            handled.hit()
+            return .json(200, request.body)
+        }
+        router.add(.GET, "/sleep/:ms") { request in
+            handled.hit()
+            let milliseconds = Int(request.pathParameters["ms"] ?? "0") ?? 0
+            usleep(UInt32(milliseconds * 1000))
+            return .text(200, "slept \(milliseconds)")
+        }
+        extraRoutes(router)
+
+        let accessLog = self.accessLog
+        server = HTTPServer(
+            configuration: configuration,
+            middleware: [
+                RequestIDMiddleware(),
+                AccessLogMiddleware(logger: Logger(label: "access", sink: { accessLog.append($0) })),
+            ],
+            logger: Logger(label: "http", minimumLevel: .error, sink: { _ in }),
+            handler: router.respond)
+        try server.start()
+    }
+
+    func stop() {
+        server.shutdown(deadline: .now + .seconds(2))
+    }
+
+    func connect() throws -> RawConnection {
+        try RawConnection(port: port)
+    }
+
+    /// One GET on a fresh connection.
+    func get(_ path: String, headers: String = "") throws -> RawConnection.Response {
+        let connection = try connect()
+        try connection.send("GET \(path) HTTP/1.1\r\nHost: test\r\n\(headers)\r\n")
+        return try connection.readResponse()
+    }
+
+    /// Waits until libmicrohttpd has released every request and connection, or the timeout.
+    func settles(timeout: Duration = .seconds(3)) -> Bool {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            if server.requestsInFlight == 0 && server.openConnections == 0 { return true }
+            usleep(10_000)
+        }
+        return false
+    }
+}

@@ -1,0 +1,49 @@
+import Foundation
+import Glibc
+import Postgres
+import Testing
+
+/// Restarts a cluster of its own (started with `scripts/pg`), so other suites keep theirs.
+@Suite struct ServerRestartTests {
+    static let repository = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    /// Runs `scripts/pg` and waits for it with `waitpid`: Foundation's `Process.waitUntilExit`
+    /// depends on a run loop and can wait forever on a test thread.
+    @discardableResult
+    static func pg(_ arguments: String...) throws -> Int32 {
+        let script = repository.appendingPathComponent("scripts/pg").path
+        let argv = ([script] + arguments).map { strdup($0) } + [nil]
+        defer { argv.forEach { free($0) } }
+        var pid: pid_t = 0
+        let spawned = posix_spawn(&pid, script, nil, nil, argv, environ)
+        guard spawned == 0 else { return -1 }
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        return (status >> 8) & 0xff
+    }
+
+    @Test(.timeLimit(.minutes(2)))
+    func thePoolRecoversAfterTheServerRestarts() throws {
+        let folder = FileManager.default.temporaryDirectory
+            .appendingPathComponent("chirp-restart-\(UUID().uuidString.prefix(8))").path
+        let port = 56_000 + Int.random(in: 0..<2_000)
+        #expect(try Self.pg("start", folder, String(port)) == 0)
+        defer {
+            _ = try? Self.pg("stop", folder)
+            try? FileManager.default.removeItem(atPath: folder)
+        }
+        let configuration = try PostgresConfiguration(url: "postgres://postgres@127.0.0.1:\(port)/postgres")
+        let pool = PostgresPool(configuration: configuration, pool: .init(maxConnections: 2))
+        let identity = PostgresIdentity(role: "postgres")
+        let before = try pool.execute(as: identity, ["select pg_postmaster_start_time()"])[0]
+            .rows[0].decode(PostgresTimestamp.self, at: 0)
+
+        #expect(try Self.pg("restart", folder) == 0)
+
+        let after = try pool.execute(as: identity, ["select pg_postmaster_start_time()"])[0]
+            .rows[0].decode(PostgresTimestamp.self, at: 0)
+        #expect(after > before)
+        #expect(pool.statistics.connectionsOpened == 2)
+    }
+}

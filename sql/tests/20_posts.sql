@@ -1,0 +1,98 @@
+-- posts: authors create and delete their own; nobody updates; counters are
+-- the triggers' business. Fixtures: alice ...0a, bob ...0b; bob's post ...b1.
+begin;
+select plan(21);
+
+create function pg_temp.act_as(who text, uid uuid default null) returns void
+  language plpgsql as $$
+begin
+  perform set_config('role', 'chirp_service', true);
+  perform set_config('role', who, true);
+  perform set_config('app.user_id', coalesce(uid::text, ''), true);
+end
+$$;
+
+create function pg_temp.affected(sql text) returns integer
+  language plpgsql as $$
+declare n integer;
+begin
+  execute sql;
+  get diagnostics n = row_count;
+  return n;
+end
+$$;
+
+insert into users (id, username) values
+  ('00000000-0000-4000-a000-00000000000a', 'alice'),
+  ('00000000-0000-4000-a000-00000000000b', 'bob');
+insert into posts (id, author_id, body) values
+  ('00000000-0000-4000-b000-0000000000b1', '00000000-0000-4000-a000-00000000000b', 'bob was here');
+
+select pg_temp.act_as('chirp_user', '00000000-0000-4000-a000-00000000000a');
+
+select lives_ok($$
+  insert into posts (author_id, body) values ('00000000-0000-4000-a000-00000000000a', 'first!')
+$$, 'a user creates their own post');
+select is((select count(*)::integer from posts where author_id = '00000000-0000-4000-a000-00000000000a'), 1,
+  'and reads it back');
+select throws_ok($$
+  insert into posts (author_id, body) values ('00000000-0000-4000-a000-00000000000b', 'I am bob')
+$$, '42501', 'new row violates row-level security policy for table "posts"',
+  'a user cannot post as someone else');
+select throws_ok($$
+  insert into posts (author_id, body, like_count) values ('00000000-0000-4000-a000-00000000000a', 'popular', 9999)
+$$, '42501', null, 'a user cannot mass-assign like_count');
+select throws_ok($$
+  insert into posts (author_id, body, comment_count) values ('00000000-0000-4000-a000-00000000000a', 'busy', 9999)
+$$, '42501', null, 'a user cannot mass-assign comment_count');
+select throws_ok($$
+  insert into posts (id, author_id, body) values ('00000000-0000-4000-b000-0000000000b1', '00000000-0000-4000-a000-00000000000a', 'x')
+$$, '42501', null, 'a user cannot choose a post id');
+select throws_ok($$
+  insert into posts (author_id, body, created_at) values ('00000000-0000-4000-a000-00000000000a', 'from the future', now() + interval '1 year')
+$$, '42501', null, 'a user cannot backdate or postdate a post');
+select throws_ok($$
+  insert into posts (author_id, body) values ('00000000-0000-4000-a000-00000000000a', '')
+$$, '23514', null, 'an empty post is refused');
+select throws_ok($$
+  insert into posts (author_id, body) values ('00000000-0000-4000-a000-00000000000a', repeat('x', 501))
+$$, '23514', null, 'a post over 500 characters is refused');
+select lives_ok($$
+  insert into posts (author_id, body) values ('00000000-0000-4000-a000-00000000000a', repeat('é', 500))
+$$, '500 characters (not bytes) are fine');
+
+select throws_ok($$
+  update posts set like_count = 1000000 where id = '00000000-0000-4000-b000-0000000000b1'
+$$, '42501', null, 'a user cannot update like_count');
+select throws_ok($$
+  update posts set body = 'edited' where author_id = '00000000-0000-4000-a000-00000000000a'
+$$, '42501', null, 'posts are not editable, not even by their author');
+select is(pg_temp.affected($$
+  delete from posts where id = '00000000-0000-4000-b000-0000000000b1'
+$$), 0, 'a user cannot delete someone else''s post');
+select is(pg_temp.affected($$
+  delete from posts where author_id = '00000000-0000-4000-a000-00000000000a' and body = 'first!'
+$$), 1, 'an author deletes their own post');
+
+select pg_temp.act_as('chirp_anon');
+select is((select count(*)::integer from posts), 2, 'anyone can read posts');
+select throws_ok($$
+  insert into posts (author_id, body) values ('00000000-0000-4000-a000-00000000000a', 'anon')
+$$, '42501', null, 'anonymous callers cannot post');
+select throws_ok($$ update posts set body = 'x' $$, '42501', null,
+  'anonymous callers cannot update posts');
+select throws_ok($$ delete from posts $$, '42501', null,
+  'anonymous callers cannot delete posts');
+
+reset role;
+select results_eq($$
+  select body, like_count, comment_count from posts where id = '00000000-0000-4000-b000-0000000000b1'
+$$, $$ values ('bob was here', 0, 0) $$, 'bob''s post is untouched');
+select is((select count(*)::integer from posts where author_id = '00000000-0000-4000-a000-00000000000a'), 1,
+  'alice has exactly the post she kept');
+select results_eq($$
+  select username, post_count from users order by username
+$$, $$ values ('alice', 1), ('bob', 1) $$, 'post counts follow inserts and deletes');
+
+select * from finish();
+rollback;

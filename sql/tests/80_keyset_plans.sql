@@ -1,0 +1,133 @@
+-- Every list is one index range scan with no sort, as an anonymous caller
+-- (so with row-level security in play) and with generic plans (what the
+-- service's prepared statements get).
+begin;
+select plan(13);
+
+-- The plan of one statement, one line per row.
+create function pg_temp.plan_of(sql text) returns setof text
+  language plpgsql as $$
+begin
+  return query execute 'explain (costs off) ' || sql;
+end
+$$;
+
+-- True when the plan scans the named index with every condition in the
+-- index (no Filter), and neither sorts nor seq-scans.
+create function pg_temp.scans_only(sql text, index_name text) returns boolean
+  language sql as $$
+  select bool_or(l ~ ('(Index|Index Only|Bitmap Index) Scan (Backward )?(using|on) ' || index_name || '\M'))
+         and not bool_or(l ~ '(^|-> +)(Incremental )?Sort\M|Seq Scan|^ *Filter:')
+  from pg_temp.plan_of(sql) l
+$$;
+
+-- 1,000 users (50 of them post, 100 posts each), 5,000 likes, 5,000
+-- comments and as many replies.
+-- ANALYZE after each step: on never-analyzed tables the planner may probe
+-- posts by id through posts_created_at_id_idx (a full index scan per row).
+insert into users (username) select 'user' || g from generate_series(1, 1000) g;
+analyze users;
+create temp table user_ids as select array_agg(id order by username) a from users;
+insert into posts (author_id, body, created_at)
+  select (select a from user_ids)[1 + g % 50],
+         'post ' || g || ' about ' || (array['swift', 'postgres', 'coffee', 'cats'])[1 + g % 4],
+         now() - (g || ' minutes')::interval
+  from generate_series(1, 5000) g;
+analyze posts;
+insert into likes (user_id, post_id, created_at)
+  select (select a from user_ids)[1 + (row_number() over (order by id))::integer % 1000], id,
+         created_at + interval '1 minute'
+  from posts;
+insert into comments (post_id, author_id, body)
+  select id, author_id, 'first' from posts;
+analyze comments;
+insert into comments (post_id, parent_id, author_id, body)
+  select post_id, id, author_id, 'reply' from comments;
+analyze users, posts, likes, comments, follows;
+
+set local plan_cache_mode = force_generic_plan;
+set local role chirp_service;
+set local role chirp_anon;
+
+prepare timeline(timestamptz, uuid) as
+  select * from posts where (created_at, id) < ($1, $2) order by created_at desc, id desc limit 21;
+prepare user_posts(uuid, timestamptz, uuid) as
+  select * from posts where author_id = $1 and (created_at, id) < ($2, $3)
+  order by created_at desc, id desc limit 21;
+prepare explore(integer, uuid) as
+  select * from posts where (like_count, id) < ($1, $2) order by like_count desc, id desc limit 21;
+prepare likers(uuid, timestamptz, uuid) as
+  select user_id, created_at from likes where post_id = $1 and (created_at, user_id) < ($2, $3)
+  order by created_at desc, user_id desc limit 21;
+prepare thread(uuid, timestamptz, uuid) as
+  select * from comments where post_id = $1 and parent_id is null and (created_at, id) > ($2, $3)
+  order by created_at, id limit 21;
+prepare replies(uuid, timestamptz, uuid) as
+  select * from comments where parent_id = $1 and (created_at, id) > ($2, $3)
+  order by created_at, id limit 21;
+prepare search_posts(text) as
+  select id from posts where to_tsvector('simple', body) @@ websearch_to_tsquery('simple', $1);
+prepare search_usernames(text) as
+  select id from users where username like $1 || '%';
+prepare search_display_names(text) as
+  select id from users where display_name ilike '%' || $1 || '%';
+
+select ok(pg_temp.scans_only(
+  $$ select * from posts
+     where (created_at, id) < ('2026-01-01 00:00:00+00', '00000000-0000-4000-b000-000000000000')
+     order by created_at desc, id desc limit 21 $$,
+  'posts_created_at_id_idx'), 'global timeline (literal values) uses posts_created_at_id_idx');
+select ok(pg_temp.scans_only($$ execute timeline(now(), gen_random_uuid()) $$, 'posts_created_at_id_idx'),
+  'global timeline page: one range scan of posts_created_at_id_idx');
+select ok(pg_temp.scans_only($$ execute user_posts(gen_random_uuid(), now(), gen_random_uuid()) $$,
+  'posts_author_created_at_id_idx'), 'a user''s posts: one range scan of posts_author_created_at_id_idx');
+select ok(pg_temp.scans_only($$ execute explore(10, gen_random_uuid()) $$, 'posts_like_count_id_idx'),
+  'explore: one range scan of posts_like_count_id_idx');
+select ok(pg_temp.scans_only($$ execute likers(gen_random_uuid(), now(), gen_random_uuid()) $$,
+  'likes_post_created_at_user_idx'), 'likers: one range scan of likes_post_created_at_user_idx');
+select ok(pg_temp.scans_only($$ execute thread(gen_random_uuid(), '-infinity', gen_random_uuid()) $$,
+  'comments_top_level_idx'), 'top-level comments: one range scan of comments_top_level_idx');
+select ok(pg_temp.scans_only($$ execute replies(gen_random_uuid(), '-infinity', gen_random_uuid()) $$,
+  'comments_replies_idx'), 'replies: one range scan of comments_replies_idx');
+select ok(pg_temp.scans_only($$ execute search_posts('postgres cats') $$, 'posts_body_fts_idx'),
+  'post search uses posts_body_fts_idx');
+-- 1,000 users are still few enough to read whole; only show the index serves.
+set local enable_seqscan = off;
+select ok(pg_temp.scans_only($$ execute search_usernames('user12') $$, 'users_username_trgm_idx'),
+  'username prefix search can use users_username_trgm_idx');
+select ok(pg_temp.scans_only($$ execute search_display_names('bob') $$, 'users_display_name_trgm_idx'),
+  'display name search can use users_display_name_trgm_idx');
+reset enable_seqscan;
+
+-- The same checks fail on a query that needs a sort, so they can fail.
+select ok(not pg_temp.scans_only(
+  $$ select * from posts order by body limit 21 $$, 'posts_created_at_id_idx'),
+  'a sorted query does not pass the check');
+
+-- Keyset paging walks the whole timeline without repeats or gaps.
+reset role;
+create temp table walked (n integer, id uuid);
+do $$
+declare
+  c_at timestamptz := 'infinity';
+  c_id uuid := 'ffffffff-ffff-ffff-ffff-ffffffffffff';
+  page integer := 0;
+  last record;
+begin
+  loop
+    page := page + 1;
+    insert into walked
+      select page, id from posts where (created_at, id) < (c_at, c_id)
+      order by created_at desc, id desc limit 500;
+    select p.created_at, p.id into last from posts p join walked w on w.id = p.id
+      where w.n = page order by p.created_at, p.id limit 1;
+    exit when last is null;
+    c_at := last.created_at; c_id := last.id;
+  end loop;
+end
+$$;
+select is((select count(distinct id)::integer from walked), 5000, 'paging reaches every post');
+select is((select count(*)::integer from walked), 5000, 'paging never repeats a post');
+
+select * from finish();
+rollback;
