@@ -10,6 +10,8 @@ public struct ChirpConfiguration: Sendable {
     /// HMAC key for access tokens, at least 32 bytes.
     public var jwtSecret: [UInt8]
     public var logLevel: Logger.Level
+    public var rateLimits = RateLimits()
+    public var passwordHashing = PasswordHasher.Parameters.owaspMinimum
 
     public init(
         database: PostgresConfiguration, pool: PostgresPoolConfiguration = .init(),

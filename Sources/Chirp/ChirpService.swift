@@ -18,6 +18,13 @@ public final class ChirpService: Sendable {
         metrics = Metrics()
         router = Router(logger: logger)
         OpsRoutes(pool: pool, metrics: metrics).register(on: router)
+        let hasher = PasswordHasher(parameters: configuration.passwordHashing)
+        let tokens = AccessTokens(secret: configuration.jwtSecret)
+        let authenticator = Authenticator(tokens: tokens)
+        AuthRoutes(
+            pool: pool, hasher: hasher, tokens: tokens, authenticator: authenticator,
+            limits: configuration.rateLimits, decoyHash: (try? hasher.hash(UUID().uuidString)) ?? ""
+        ).register(on: router)
         PoolMetrics.register(pool, on: metrics)
         let router = self.router
         server = HTTPServer(

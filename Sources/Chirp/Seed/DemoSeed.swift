@@ -45,7 +45,7 @@ public struct DemoSeed: Sendable {
                    -- bursts: many posts share a timestamp, as imports and schedulers produce
                    date_trunc('minute', now() - random() * interval '90 days')
             from generate_series(1, \(posts)) as n
-            join lateral (select id from users order by username offset floor(power(random(), 3) * \(users)) limit 1) as u on true
+            join lateral (select id from users order by username offset floor(power(random(), 3) * \(users)) + 0 * n limit 1) as u on true
             """,
             """
             insert into follows (follower_id, followee_id)

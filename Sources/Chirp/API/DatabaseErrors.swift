@@ -1,0 +1,31 @@
+import HTTP
+import Postgres
+
+/// What a client is told when the database refuses or fails. Details stay in the log.
+extension HTTPError {
+    static func database(_ error: PostgresError) -> HTTPError? {
+        switch error.kind {
+        case .poolTimeout:
+            return .unavailable(retryAfter: 1, detail: "the service is busy; retry shortly")
+        case .connection, .poolClosed:
+            return .unavailable(retryAfter: 2, detail: "the database is unavailable")
+        case .server where error.sqlState == .insufficientPrivilege:
+            return .forbidden(detail: "you may not change this")
+        case .server where error.sqlState == .queryCanceled:
+            return .unavailable(retryAfter: 1, detail: "the request took too long")
+        case .server where error.isConnectionLost:
+            return .unavailable(retryAfter: 2, detail: "the database is unavailable")
+        default:
+            return nil  // a bug: the router logs it with the request id and answers 500
+        }
+    }
+}
+
+/// Runs database work and turns its errors into problem responses.
+func database<T>(_ body: () throws -> T) throws -> T {
+    do {
+        return try body()
+    } catch let error as PostgresError {
+        throw HTTPError.database(error) ?? error
+    }
+}

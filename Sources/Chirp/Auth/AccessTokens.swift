@@ -1,0 +1,102 @@
+import CSodium
+import Foundation
+
+/// Access tokens: JWTs signed with HMAC-SHA256 (libsodium). Verification accepts exactly
+/// `{"alg":"HS256"}` tokens with a valid signature (compared in constant time), a UUID `sub`,
+/// and integer `iat` and `exp` (and `nbf` when present) within `leeway` of the clock.
+public struct AccessTokens: Sendable {
+    public enum Failure: Error, Equatable {
+        /// Well-formed and correctly signed, but past `exp`.
+        case expired
+        /// Anything else: malformed, wrong algorithm, bad signature, bad or missing claims.
+        case invalid
+    }
+
+    private let secret: [UInt8]
+    public let lifetime: Int
+    public let leeway: Int
+    public static let issuer = "chirp"
+
+    public init(secret: [UInt8], lifetimeSeconds: Int = 900, leewaySeconds: Int = 30) {
+        _ = Sodium.ready
+        self.secret = secret
+        self.lifetime = lifetimeSeconds
+        self.leeway = leewaySeconds
+    }
+
+    private static let header = Base64URL.encode(Array(#"{"alg":"HS256","typ":"JWT"}"#.utf8))
+
+    public func issue(for userID: UUID, now: Date = Date()) -> String {
+        let issuedAt = Int(now.timeIntervalSince1970)
+        let claims = #"{"iss":"\#(Self.issuer)","sub":"\#(userID.uuidString.lowercased())","iat":\#(issuedAt),"exp":\#(issuedAt + lifetime)}"#
+        let signingInput = Self.header + "." + Base64URL.encode(Array(claims.utf8))
+        return signingInput + "." + Base64URL.encode(mac(Array(signingInput.utf8)))
+    }
+
+    /// The user the token speaks for.
+    public func verify(_ token: String, now: Date = Date()) throws(Failure) -> UUID {
+        guard token.utf8.count <= 4096 else { throw .invalid }
+        let parts = token.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count == 3,
+              let headerBytes = Base64URL.decode(parts[0]),
+              let claimBytes = Base64URL.decode(parts[1]),
+              let signature = Base64URL.decode(parts[2])
+        else { throw .invalid }
+
+        // The header must name HS256 and nothing may change how it is verified.
+        guard let header = Self.object(headerBytes),
+              header["alg"] == .string("HS256"),
+              header["crit"] == nil,
+              header["typ"] == nil || header["typ"] == .string("JWT")
+        else { throw .invalid }
+
+        let signingInput = Array(token.utf8.prefix(parts[0].utf8.count + 1 + parts[1].utf8.count))
+        let expected = mac(signingInput)
+        guard signature.count == expected.count,
+              sodium_memcmp(signature, expected, expected.count) == 0
+        else { throw .invalid }
+
+        guard let claims = Self.object(claimBytes),
+              case .string(let subject)? = claims["sub"], let userID = UUID(uuidString: subject),
+              subject == subject.lowercased(),
+              let issuedAt = Self.integer(claims["iat"]),
+              let expiresAt = Self.integer(claims["exp"]),
+              claims["iss"] == nil || claims["iss"] == .string(Self.issuer)
+        else { throw .invalid }
+        let notBefore: Int?
+        if let value = claims["nbf"] {
+            guard let integer = Self.integer(value) else { throw .invalid }
+            notBefore = integer
+        } else {
+            notBefore = nil
+        }
+        let clock = Int(now.timeIntervalSince1970)
+        guard issuedAt <= clock + leeway, (notBefore ?? clock) <= clock + leeway else { throw .invalid }
+        guard expiresAt + leeway > clock else { throw .expired }
+        return userID
+    }
+
+    private func mac(_ message: [UInt8]) -> [UInt8] {
+        var state = crypto_auth_hmacsha256_state()
+        var out = [UInt8](repeating: 0, count: Int(crypto_auth_hmacsha256_BYTES))
+        crypto_auth_hmacsha256_init(&state, secret, secret.count)
+        crypto_auth_hmacsha256_update(&state, message, UInt64(message.count))
+        crypto_auth_hmacsha256_final(&state, &out)
+        return out
+    }
+
+    private static func object(_ bytes: [UInt8]) -> [String: JSONValue]? {
+        guard case .object(let fields)? = try? JSONDecoder().decode(JSONValue.self, from: Data(bytes)) else {
+            return nil
+        }
+        return fields
+    }
+
+    /// A JSON number that is a whole number of seconds (not a bool, not a string).
+    private static func integer(_ value: JSONValue?) -> Int? {
+        guard case .number(let number)? = value, number.rounded() == number, abs(number) < 1e15 else {
+            return nil
+        }
+        return Int(number)
+    }
+}

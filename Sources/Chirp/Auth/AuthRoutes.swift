@@ -1,0 +1,158 @@
+import Foundation
+import HTTP
+import Postgres
+
+/// `POST /v1/auth/signup|login|refresh|logout`, `GET|PATCH /v1/me`.
+///
+/// Password hashing never happens while a database connection is held: each endpoint
+/// reads or checks what it needs in one transaction, hashes with no connection leased,
+/// then writes in another.
+struct AuthRoutes: Sendable {
+    let pool: PostgresPool
+    let hasher: PasswordHasher
+    let tokens: AccessTokens
+    let authenticator: Authenticator
+    let limits: RateLimits
+    /// Verified against when the username is unknown, so both failures take as long.
+    let decoyHash: String
+
+    func register(on router: Router) {
+        router.add(.POST, "/v1/auth/signup", signUp)
+        router.add(.POST, "/v1/auth/login", logIn)
+        router.add(.POST, "/v1/auth/refresh", refresh)
+        router.add(.POST, "/v1/auth/logout", logOut)
+        router.add(.GET, "/v1/me", me)
+        router.add(.PATCH, "/v1/me", updateMe)
+    }
+
+    func signUp(_ request: HTTPRequest) throws -> HTTPResponse {
+        let body = try JSONBody(request, allowed: ["username", "password", "displayName"])
+        let username = try Validation.username(try body.string("username"))
+        let password = try Validation.password(try body.string("password"))
+        let displayName = try Validation.trimmedText(
+            try body.optionalString("displayName") ?? username, field: "displayName", maxLength: 50)
+
+        let check = RateLimitCheck(limit: limits.signupPerAddress, key: request.remoteAddress)
+        let headers = try database {
+            try [check.outcome(from: pool.execute(as: .authService, [check.query])[0])]
+        }.enforce()
+
+        let passwordHash = try hashed { try hasher.hash(password) }
+        let refreshToken = RefreshTokens.generate()
+        let user: Profile = try database {
+            do {
+                let result = try pool.execute(as: .authService, [
+                    AuthQueries.signUp(
+                        username: username, displayName: displayName, passwordHash: passwordHash,
+                        refreshHash: RefreshTokens.hash(refreshToken)),
+                ])[0]
+                return try Profile(row: result.rows[0])
+            } catch let error as PostgresError where error.sqlState == .uniqueViolation {
+                throw HTTPError.conflict(code: "username_taken", detail: "that username is taken")
+            }
+        }
+        return respond(201, Session(user: user, accessToken: tokens.issue(for: user.id), refreshToken: refreshToken, expiresIn: tokens.lifetime), headers: headers)
+    }
+
+    func logIn(_ request: HTTPRequest) throws -> HTTPResponse {
+        let body = try JSONBody(request, allowed: ["username", "password"])
+        let username = try body.string("username").lowercased()
+        let password = try body.string("password")
+        guard username.utf8.count <= 64, password.utf8.count <= 256 else { throw invalidCredentials() }
+
+        let checks = [
+            RateLimitCheck(limit: limits.loginPerAddress, key: request.remoteAddress),
+            RateLimitCheck(limit: limits.loginPerUsername, key: username),
+        ]
+        let (headers, account) = try database {
+            let results = try pool.execute(as: .authService, checks.map(\.query) + [AuthQueries.credentials(username: username)])
+            let headers = try zip(checks, results).map { try $0.outcome(from: $1) }.enforce()
+            guard let row = results[2].first else { return (headers, nil as (Profile, String)?) }
+            return (headers, (try Profile(row: row), try row.decode(String.self, at: 8)))
+        }
+
+        // Unknown users are checked against a decoy hash: the same work, the same answer.
+        let matches = try hashed { try hasher.verify(password, against: account?.1 ?? decoyHash) }
+        guard matches, let (user, storedHash) = account else { throw invalidCredentials() }
+
+        let newHash = hasher.needsRehash(storedHash) ? try? hashed { try hasher.hash(password) } : nil
+        let refreshToken = RefreshTokens.generate()
+        var statements = [AuthQueries.startSession(userID: user.id, refreshHash: RefreshTokens.hash(refreshToken))]
+        if let newHash { statements.append(AuthQueries.replacePasswordHash(userID: user.id, passwordHash: newHash)) }
+        try database { _ = try pool.execute(as: .authService, statements) }
+        return respond(200, Session(user: user, accessToken: tokens.issue(for: user.id), refreshToken: refreshToken, expiresIn: tokens.lifetime), headers: headers)
+    }
+
+    func refresh(_ request: HTTPRequest) throws -> HTTPResponse {
+        let body = try JSONBody(request, allowed: ["refreshToken"])
+        let presented = try body.string("refreshToken")
+        let check = RateLimitCheck(limit: limits.refreshPerAddress, key: request.remoteAddress)
+        let successor = RefreshTokens.generate()
+        let (headers, user) = try database {
+            var statements = [check.query]
+            if RefreshTokens.isWellFormed(presented) {
+                statements.append(AuthQueries.rotate(presentedHash: RefreshTokens.hash(presented), successorHash: RefreshTokens.hash(successor)))
+            }
+            let results = try pool.execute(as: .authService, statements)
+            let headers = try [check.outcome(from: results[0])].enforce()
+            return (headers, try results.dropFirst().first?.first.map(Profile.init(row:)))
+        }
+        guard let user else {
+            throw HTTPError.unauthorized(code: "unauthorized", detail: "the refresh token is invalid, expired or already used")
+        }
+        return respond(200, Session(user: user, accessToken: tokens.issue(for: user.id), refreshToken: successor, expiresIn: tokens.lifetime), headers: headers)
+    }
+
+    func logOut(_ request: HTTPRequest) throws -> HTTPResponse {
+        let viewer = try authenticator.requireViewer(of: request)
+        let body = try JSONBody(request, allowed: ["refreshToken"])
+        let presented = try body.string("refreshToken")
+        if RefreshTokens.isWellFormed(presented) {
+            try database {
+                _ = try pool.execute(as: .authService, [AuthQueries.revoke(refreshHash: RefreshTokens.hash(presented), userID: viewer)])
+            }
+        }
+        return .empty(204)
+    }
+
+    func me(_ request: HTTPRequest) throws -> HTTPResponse {
+        let viewer = try authenticator.requireViewer(of: request)
+        let profile = try database {
+            try pool.execute(as: .user(viewer), readOnly: true, [AuthQueries.profile(of: viewer)])[0].first.map(Profile.init(row:))
+        }
+        guard let profile else { throw HTTPError.unauthorized(detail: "the account no longer exists") }
+        return respond(200, profile)
+    }
+
+    func updateMe(_ request: HTTPRequest) throws -> HTTPResponse {
+        let viewer = try authenticator.requireViewer(of: request)
+        let body = try JSONBody(request, allowed: ["displayName", "bio"])
+        let displayName = try body.optionalString("displayName").map { try Validation.trimmedText($0, field: "displayName", maxLength: 50) }
+        let bio = try body.optionalString("bio").map { try Validation.text($0, field: "bio", maxLength: 300) }
+        let profile = try database {
+            try pool.execute(as: .user(viewer), [AuthQueries.updateProfile(displayName: displayName, bio: bio)])[0].first.map(Profile.init(row:))
+        }
+        guard let profile else { throw HTTPError.unauthorized(detail: "the account no longer exists") }
+        return respond(200, profile)
+    }
+
+    private func invalidCredentials() -> HTTPError {
+        .unauthorized(code: "unauthorized", detail: "username or password is wrong")
+    }
+
+    /// Runs a password hash; when every hashing slot is busy, answers 503 at once.
+    private func hashed<T>(_ body: () throws -> T) throws -> T {
+        do {
+            return try body()
+        } catch is PasswordHasher.Busy {
+            throw HTTPError.unavailable(retryAfter: 1, detail: "too many sign-ins at once; retry shortly")
+        }
+    }
+}
+
+/// A JSON response with extra headers.
+func respond(_ status: Int, _ value: some JSONWritable, headers: HTTPHeaders = HTTPHeaders()) -> HTTPResponse {
+    var response = HTTPResponse.json(status, value.jsonBytes)
+    for (name, value) in headers { response.headers.set(name, value) }
+    return response
+}

@@ -1,0 +1,34 @@
+import Foundation
+import HTTP
+
+/// Turns a request's `Authorization` header into the signed-in user, or refuses it with a
+/// 401 before any database work.
+struct Authenticator: Sendable {
+    let tokens: AccessTokens
+
+    /// The user, or nil for a request without credentials. A request that sends credentials
+    /// that do not verify is refused, even on a public route, so a client learns at once
+    /// that its token is bad.
+    func viewer(of request: HTTPRequest) throws -> UUID? {
+        guard let header = request.headers["Authorization"] else { return nil }
+        guard header.count > 7, header.prefix(7).lowercased() == "bearer " else {
+            throw HTTPError.unauthorized(detail: "use an Authorization: Bearer token", challenge: #"Bearer error="invalid_request""#)
+        }
+        let token = header.dropFirst(7).trimmingCharacters(in: .whitespaces)
+        do {
+            return try tokens.verify(token)
+        } catch .expired {
+            throw HTTPError.unauthorized(
+                code: "token_expired", detail: "the access token has expired; refresh it",
+                challenge: #"Bearer error="invalid_token", error_description="expired""#)
+        } catch {
+            throw HTTPError.unauthorized(detail: "the access token is invalid", challenge: #"Bearer error="invalid_token""#)
+        }
+    }
+
+    /// The user, or 401 when the request is anonymous.
+    func requireViewer(of request: HTTPRequest) throws -> UUID {
+        guard let viewer = try viewer(of: request) else { throw HTTPError.unauthorized() }
+        return viewer
+    }
+}

@@ -1,0 +1,39 @@
+import Foundation
+import Postgres
+
+/// A user as the API shows them.
+struct Profile: JSONWritable {
+    var id: UUID
+    var username: String
+    var displayName: String
+    var bio: String
+    var followerCount: Int
+    var followingCount: Int
+    var postCount: Int
+    var followedByMe: Bool
+
+    /// The columns `init(row:)` reads, for a `users` row aliased `u`. `followedByMe` is
+    /// the viewer's follow, false when anonymous.
+    static let columns = """
+        u.id, u.username, u.display_name, u.bio, u.follower_count, u.following_count, u.post_count,
+        exists (select from follows f where f.follower_id = (select app.user_id()) and f.followee_id = u.id)
+        """
+
+    init(row: PostgresRow) throws {
+        (id, username, displayName, bio, followerCount, followingCount, postCount, followedByMe) = try row.decode(
+            (UUID, String, String, String, Int, Int, Int, Bool).self)
+    }
+
+    func write(to json: inout JSONWriter) {
+        json.beginObject()
+        json.key("id"); json.string(id.uuidString.lowercased())
+        json.key("username"); json.string(username)
+        json.key("displayName"); json.string(displayName)
+        json.key("bio"); json.string(bio)
+        json.key("followerCount"); json.int(followerCount)
+        json.key("followingCount"); json.int(followingCount)
+        json.key("postCount"); json.int(postCount)
+        json.key("followedByMe"); json.bool(followedByMe)
+        json.endObject()
+    }
+}
