@@ -1,0 +1,93 @@
+import Foundation
+import Testing
+
+@Suite struct AuthFlowTests {
+    let app: TestService
+    init() throws { app = try TestService() }
+
+    @Test func signUpLogInRefreshAndLogOut() async throws {
+        let user = try await app.signUp("flow")
+        let me = try await app.client.get("/v1/me", token: user.accessToken)
+        #expect(me.status == 200)
+        #expect(me.json["username"].string == user.username)
+
+        let login = try await app.client.post("/v1/auth/login", json: ["username": user.username.uppercased(), "password": user.password])
+        #expect(login.status == 200)
+        #expect(login.json["expiresIn"].int == 900)
+        let refreshToken = try #require(login.json["refreshToken"].string)
+
+        let rotated = try await app.client.post("/v1/auth/refresh", json: ["refreshToken": refreshToken])
+        #expect(rotated.status == 200)
+        let successor = try #require(rotated.json["refreshToken"].string)
+        #expect(successor != refreshToken)
+
+        let logout = try await app.client.post("/v1/auth/logout", json: ["refreshToken": successor], token: user.accessToken)
+        #expect(logout.status == 204)
+        let afterLogout = try await app.client.post("/v1/auth/refresh", json: ["refreshToken": successor])
+        #expect(afterLogout.status == 401)
+    }
+
+    @Test func reusingARotatedRefreshTokenRevokesTheWholeChain() async throws {
+        let user = try await app.signUp("reuse")
+        let first = try await app.client.post("/v1/auth/refresh", json: ["refreshToken": user.refreshToken])
+        let second = try #require(first.json["refreshToken"].string)
+        // An attacker replays the old token: refused, and the legitimate successor dies too.
+        let replay = try await app.client.post("/v1/auth/refresh", json: ["refreshToken": user.refreshToken])
+        #expect(replay.status == 401)
+        let victim = try await app.client.post("/v1/auth/refresh", json: ["refreshToken": second])
+        #expect(victim.status == 401)
+    }
+
+    @Test func unknownUserAndWrongPasswordAnswerAlike() async throws {
+        let user = try await app.signUp("alike")
+        let wrong = try await app.client.post("/v1/auth/login", json: ["username": user.username, "password": "not the password"])
+        let unknown = try await app.client.post("/v1/auth/login", json: ["username": "nobody_\(UUID().uuidString.prefix(6).lowercased())", "password": "not the password"])
+        #expect(wrong.status == 401 && unknown.status == 401)
+        #expect(wrong.json["code"] == unknown.json["code"])
+        #expect(wrong.json["detail"] == unknown.json["detail"])
+    }
+
+    @Test func takenUsernamesAreAConflictWhateverTheirCase() async throws {
+        let user = try await app.signUp("taken")
+        let again = try await app.client.post("/v1/auth/signup", json: ["username": user.username.uppercased(), "password": "another password"])
+        #expect(again.status == 409)
+        #expect(again.json["code"].string == "username_taken")
+    }
+
+    @Test func badSignUpsAre4xxWithStableCodes() async throws {
+        let cases: [(String, String?, Int, String)] = [
+            (#"{"username":"ab","password":"long enough"}"#, "application/json", 422, "validation_failed"),
+            (#"{"username":"has space","password":"long enough"}"#, "application/json", 422, "validation_failed"),
+            (#"{"username":"shortpw_user","password":"short"}"#, "application/json", 422, "validation_failed"),
+            (#"{"username":"nul_user","password":"long enough\u0000"}"#, "application/json", 422, "validation_failed"),
+            (#"{"username":"mass_assign","password":"long enough","followerCount":1000}"#, "application/json", 422, "validation_failed"),
+            (#"{"username":"mass_assign2","password":"long enough","id":"00000000-0000-0000-0000-000000000000"}"#, "application/json", 422, "validation_failed"),
+            (#"{"username":42,"password":"long enough"}"#, "application/json", 422, "validation_failed"),
+            (#"{"username":"x""#, "application/json", 400, "malformed_json"),
+            (#"["username"]"#, "application/json", 400, "malformed_json"),
+            (#"{"username":"plain_text","password":"long enough"}"#, "text/plain", 415, "unsupported_media_type"),
+            (#"{"username":"no_type","password":"long enough"}"#, nil, 415, "unsupported_media_type"),
+        ]
+        for (body, type, status, code) in cases {
+            let response = try await app.client.post("/v1/auth/signup", raw: body, contentType: type)
+            #expect(response.status == status, "\(body)")
+            #expect(response.json["code"].string == code, "\(body)")
+            #expect(response.header("Content-Type") == "application/problem+json")
+        }
+    }
+
+    @Test func profileUpdatesTouchOnlyOwnEditableFields() async throws {
+        let user = try await app.signUp("editor")
+        let updated = try await app.client.patch("/v1/me", json: ["displayName": "  New Name ", "bio": "Hello"], token: user.accessToken)
+        #expect(updated.status == 200)
+        #expect(updated.json["displayName"].string == "New Name")
+        #expect(updated.json["bio"].string == "Hello")
+        let sneaky = try await app.client.patch("/v1/me", json: ["followerCount": 1_000_000], token: user.accessToken)
+        #expect(sneaky.status == 422)
+        let tooLong = try await app.client.patch("/v1/me", json: ["bio": String(repeating: "x", count: 301)], token: user.accessToken)
+        #expect(tooLong.status == 422)
+        let anonymous = try await app.client.patch("/v1/me", json: ["bio": "x"])
+        #expect(anonymous.status == 401)
+        #expect(anonymous.header("WWW-Authenticate")?.hasPrefix("Bearer") == true)
+    }
+}

@@ -1,0 +1,62 @@
+import Chirp
+import Foundation
+import HTTP
+import Postgres
+
+/// A running service on an ephemeral port, over its own fresh database.
+final class TestService: @unchecked Sendable {  // immutable after init
+    let database: TestDatabase
+    let service: ChirpService
+    let client: TestClient
+
+    init(configure: (inout ChirpConfiguration) -> Void = { _ in }) throws {
+        database = try TestDatabase()
+        var http = HTTPServerConfiguration(host: "127.0.0.1", port: 0)
+        http.perIPConnectionLimit = 0
+        var configuration = ChirpConfiguration(
+            database: database.service, pool: .init(maxConnections: 8, leaseTimeout: .seconds(5)),
+            http: http, jwtSecret: Array("test-secret-test-secret-test-secret!".utf8), logLevel: .error)
+        // Every test client comes from 127.0.0.1: address budgets would make tests interfere.
+        configuration.rateLimits.signupPerAddress.limit = 100_000
+        configuration.rateLimits.loginPerAddress.limit = 100_000
+        configuration.rateLimits.refreshPerAddress.limit = 100_000
+        configure(&configuration)
+        service = ChirpService(configuration: configuration)
+        try service.start()
+        client = TestClient(port: service.port)
+    }
+
+    deinit {
+        service.shutdown()
+    }
+
+    /// Signs up a new user with a unique name and returns their session.
+    func signUp(_ prefix: String = "user", password: String = "correct horse battery") async throws -> TestUser {
+        let username = "\(prefix)_\(UUID().uuidString.prefix(8).lowercased())"
+        let response = try await client.post("/v1/auth/signup", json: ["username": username, "password": password])
+        guard response.status == 201, let user = TestUser(session: response.json, password: password) else {
+            throw TestClient.Failure(description: "sign-up failed: \(response.status) \(response.text)")
+        }
+        return user
+    }
+}
+
+/// A signed-up user and their tokens.
+struct TestUser: Sendable {
+    var id: String
+    var username: String
+    var password: String
+    var accessToken: String
+    var refreshToken: String
+
+    init?(session: JSON, password: String) {
+        guard let id = session["user"]["id"].string, let username = session["user"]["username"].string,
+              let access = session["accessToken"].string, let refresh = session["refreshToken"].string
+        else { return nil }
+        self.id = id
+        self.username = username
+        self.password = password
+        self.accessToken = access
+        self.refreshToken = refresh
+    }
+}
