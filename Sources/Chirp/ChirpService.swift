@@ -21,11 +21,16 @@ public final class ChirpService: Sendable {
         let hasher = PasswordHasher(parameters: configuration.passwordHashing)
         let tokens = AccessTokens(secret: configuration.jwtSecret)
         let authenticator = Authenticator(tokens: tokens)
+        let services = Services(pool: pool, authenticator: authenticator, cursors: CursorCodec(secret: configuration.jwtSecret))
+        let idempotency = Idempotency(pool: pool)
         AuthRoutes(
             pool: pool, hasher: hasher, tokens: tokens, authenticator: authenticator,
             limits: configuration.rateLimits, decoyHash: (try? hasher.hash(UUID().uuidString)) ?? ""
         ).register(on: router)
-        PoolMetrics.register(pool, on: metrics)
+        FeedRoutes(services: services).register(on: router)
+        PostRoutes(services: services, idempotency: idempotency).register(on: router)
+        ProfileRoutes(services: services).register(on: router)
+        // Social routes (likes, comments, follows, search):
         let router = self.router
         server = HTTPServer(
             configuration: configuration.http,

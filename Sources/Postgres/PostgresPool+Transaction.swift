@@ -73,6 +73,7 @@ public final class PostgresTransaction {
     let connection: PostgresConnection
     private var preamble: [PostgresQuery]
     private var begun = false
+    private var committed = false
 
     init(connection: PostgresConnection, preamble: [PostgresQuery]) {
         self.connection = connection
@@ -89,16 +90,23 @@ public final class PostgresTransaction {
     }
 
     /// Runs statements in one round trip (with `BEGIN` and the identity, the first time).
-    public func pipeline(_ queries: [PostgresQuery]) throws -> [PostgresResult] {
-        if begun { return try connection.pipeline(queries) }
+    /// With `commit`, `COMMIT` travels in the same round trip and the transaction ends.
+    public func pipeline(_ queries: [PostgresQuery], commit: Bool = false) throws -> [PostgresResult] {
+        guard !committed else {
+            throw PostgresError(.client, message: "the transaction has already committed")
+        }
+        let head = begun ? [] : preamble
+        let tail = commit ? [PostgresQuery(sql: "commit")] : []
         begun = true
-        let results = try connection.pipeline(preamble + queries)
-        return Array(results.dropFirst(preamble.count))
+        let results = try connection.pipeline(head + queries + tail)
+        committed = commit
+        return Array(results.dropFirst(head.count).prefix(queries.count))
     }
 
     func commit() throws {
-        guard begun else { return }
+        guard begun, !committed else { return }
         try connection.pipeline([PostgresQuery(sql: "commit")])
+        committed = true
     }
 }
 

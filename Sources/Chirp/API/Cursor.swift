@@ -1,0 +1,99 @@
+import Foundation
+import HTTP
+import Postgres
+
+/// Opaque, tamper-evident list cursors: a small binary position, MAC'd with a key derived
+/// from the service secret and bound to the list it came from (its scope), then base64url.
+/// A forged, garbled or foreign cursor is a 400 `invalid_cursor`, never a wrong page.
+struct CursorCodec: Sendable {
+    private let key: [UInt8]
+    private static let macLength = 16
+
+    init(secret: [UInt8]) {
+        key = HMAC.sha256(key: secret, message: Array("chirp list cursors v1".utf8))
+    }
+
+    func encode(_ payload: [UInt8], scope: String) -> String {
+        Base64URL.encode(payload + mac(payload, scope: scope))
+    }
+
+    func decode(_ text: String, scope: String) throws -> [UInt8] {
+        guard text.utf8.count <= 256, let bytes = Base64URL.decode(Substring(text)), bytes.count > Self.macLength else {
+            throw Self.invalid
+        }
+        let payload = Array(bytes.dropLast(Self.macLength))
+        guard HMAC.equal(Array(bytes.suffix(Self.macLength)), mac(payload, scope: scope)) else { throw Self.invalid }
+        return payload
+    }
+
+    private func mac(_ payload: [UInt8], scope: String) -> [UInt8] {
+        Array(HMAC.sha256(key: key, message: Array(scope.utf8) + [0] + payload).prefix(Self.macLength))
+    }
+
+    static let invalid = HTTPError.badRequest(code: "invalid_cursor", detail: "cursor is malformed or expired")
+}
+
+/// A place in a list ordered by `(timestamp, id)`.
+struct KeysetPosition: Equatable, Sendable {
+    var timestamp: PostgresTimestamp
+    var id: UUID
+
+    /// Before every row in a descending list; after every row in an ascending one.
+    static let top = KeysetPosition(timestamp: PostgresTimestamp(microsecondsSinceEpoch: 253_402_300_799_999_999),  // 9999-12-31
+                                     id: UUID(uuid: (255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255)))
+    static let bottom = KeysetPosition(timestamp: PostgresTimestamp(microsecondsSinceEpoch: -62_135_596_800_000_000),  // 0001-01-01
+                                        id: UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)))
+
+    func append(to bytes: inout [UInt8]) {
+        withUnsafeBytes(of: timestamp.microsecondsSinceEpoch.bigEndian) { bytes.append(contentsOf: $0) }
+        withUnsafeBytes(of: id.uuid) { bytes.append(contentsOf: $0) }
+    }
+
+    init(timestamp: PostgresTimestamp, id: UUID) {
+        self.timestamp = timestamp
+        self.id = id
+    }
+
+    /// Reads the 24 bytes `append` wrote.
+    init?(_ bytes: ArraySlice<UInt8>) {
+        guard bytes.count >= 24 else { return nil }
+        let start = bytes.startIndex
+        var micros: Int64 = 0
+        for byte in bytes[start..<(start + 8)] { micros = micros << 8 | Int64(byte) }
+        var uuid = KeysetPosition.bottom.id.uuid
+        withUnsafeMutableBytes(of: &uuid) { raw in
+            for (index, byte) in bytes[(start + 8)..<(start + 24)].enumerated() { raw[index] = byte }
+        }
+        guard (Self.bottom.timestamp.microsecondsSinceEpoch...Self.top.timestamp.microsecondsSinceEpoch).contains(micros) else {
+            return nil
+        }
+        timestamp = PostgresTimestamp(microsecondsSinceEpoch: micros)
+        id = UUID(uuid: uuid)
+    }
+}
+
+/// A keyset cursor: where the next page starts, and optionally where it must stop (the old
+/// head a refresh is filling the gap down to).
+struct ListCursor: Equatable, Sendable {
+    var position: KeysetPosition
+    var floor: KeysetPosition?
+
+    private static let kind: UInt8 = 1
+
+    func encode(with codec: CursorCodec, scope: String) -> String {
+        var bytes: [UInt8] = [Self.kind]
+        position.append(to: &bytes)
+        if let floor { floor.append(to: &bytes) }
+        return codec.encode(bytes, scope: scope)
+    }
+
+    static func decode(_ text: String, with codec: CursorCodec, scope: String) throws -> ListCursor {
+        let bytes = try codec.decode(text, scope: scope)
+        guard bytes.first == kind, bytes.count == 25 || bytes.count == 49,
+              let position = KeysetPosition(bytes[1..<25])
+        else { throw CursorCodec.invalid }
+        let floor = bytes.count == 49 ? KeysetPosition(bytes[25..<49]) : nil
+        if bytes.count == 49 && floor == nil { throw CursorCodec.invalid }
+        return ListCursor(position: position, floor: floor)
+    }
+}

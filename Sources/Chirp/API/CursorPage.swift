@@ -1,0 +1,33 @@
+/// One page of a cursor list: `{items, nextCursor, hasMore}`, plus `headCursor` and `gap`
+/// on feeds.
+struct CursorPage<Item: JSONWritable>: JSONWritable {
+    var items: [Item]
+    var nextCursor: String?
+    var hasMore: Bool
+    var headCursor: String?? = .none
+    var gap: Bool? = nil
+
+    func write(to json: inout JSONWriter) {
+        json.beginObject()
+        json.key("items")
+        json.beginArray()
+        for item in items { item.write(to: &json) }
+        json.endArray()
+        json.key("nextCursor"); json.optionalString(nextCursor)
+        json.key("hasMore"); json.bool(hasMore)
+        if case .some(let head) = headCursor {
+            json.key("headCursor"); json.optionalString(head)
+        }
+        if let gap {
+            json.key("gap"); json.bool(gap)
+        }
+        json.endObject()
+    }
+}
+
+extension Array {
+    /// Splits a `limit + 1` fetch into the page and whether more exist.
+    func page(limit: Int) -> (items: ArraySlice<Element>, hasMore: Bool) {
+        (prefix(limit), count > limit)
+    }
+}

@@ -1,0 +1,66 @@
+import Foundation
+import HTTP
+import Postgres
+
+/// `Idempotency-Key` on creates: within 24 hours, a retry with the same key from the same
+/// caller replays the first response instead of creating twice. The key is claimed in the
+/// create's own transaction, so a concurrent retry waits for the first to commit and then
+/// replays it; a create that fails rolls its claim back and may simply be retried.
+struct Idempotency: Sendable {
+    let pool: PostgresPool
+
+    /// Runs `create` in a transaction as `identity`. `owner` scopes keys to one caller.
+    func create(
+        _ request: HTTPRequest, owner: String, as identity: PostgresIdentity,
+        _ create: (PostgresTransaction) throws -> HTTPResponse
+    ) throws -> HTTPResponse {
+        guard let key = request.headers["Idempotency-Key"] else {
+            return try database { try pool.withTransaction(as: identity, create) }
+        }
+        guard (1...255).contains(key.utf8.count), key.utf8.allSatisfy({ (33...126).contains($0) }) else {
+            throw HTTPError.badRequest(code: "invalid_parameter", detail: "Idempotency-Key must be 1 to 255 visible ASCII characters")
+        }
+        let fingerprint = PostgresBytes(SHA256.hash(Array("\(request.method.rawValue) \(request.path)\n".utf8) + request.body))
+        return try database {
+            try pool.withTransaction(as: identity) { transaction in
+                let claimed = try transaction.query("""
+                    insert into idempotency_keys as k (owner_key, idempotency_key, request_hash)
+                    values (\(owner), \(key), \(fingerprint))
+                    on conflict (owner_key, idempotency_key) do update
+                        set request_hash = excluded.request_hash, status_code = null, response_body = null, created_at = now()
+                        where k.created_at < now() - interval '24 hours'
+                    returning 1
+                    """)
+                guard claimed.isEmpty else {
+                    let response = try create(transaction)
+                    try transaction.query("""
+                        update idempotency_keys set status_code = \(response.status), response_body = \(PostgresBytes(response.body))
+                        where owner_key = \(owner) and idempotency_key = \(key)
+                        """)
+                    return response
+                }
+                return try replay(owner: owner, key: key, fingerprint: fingerprint, in: transaction)
+            }
+        }
+    }
+
+    private func replay(owner: String, key: String, fingerprint: PostgresBytes, in transaction: PostgresTransaction) throws -> HTTPResponse {
+        let stored = try transaction.query("""
+            select request_hash, status_code, response_body from idempotency_keys
+            where owner_key = \(owner) and idempotency_key = \(key)
+            """)
+        guard let row = stored.first else {
+            throw HTTPError.conflict(code: "idempotency_conflict", detail: "the first request with this key is still running")
+        }
+        let (hash, status, body) = try row.decode((PostgresBytes, Int?, PostgresBytes?).self)
+        guard hash == fingerprint else {
+            throw HTTPError.unprocessable(code: "idempotency_key_reused", detail: "this Idempotency-Key was used for a different request")
+        }
+        guard let status, let body else {
+            throw HTTPError.conflict(code: "idempotency_conflict", detail: "the first request with this key is still running")
+        }
+        var response = HTTPResponse.json(status, body.bytes)
+        response.headers.set("Idempotent-Replayed", "true")
+        return response
+    }
+}

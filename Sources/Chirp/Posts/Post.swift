@@ -1,0 +1,60 @@
+import Foundation
+import Postgres
+
+/// The author of a post or comment, as lists show them.
+struct Author: JSONWritable {
+    var id: UUID
+    var username: String
+    var displayName: String
+
+    func write(to json: inout JSONWriter) {
+        json.beginObject()
+        json.key("id"); json.string(id.uuidString.lowercased())
+        json.key("username"); json.string(username)
+        json.key("displayName"); json.string(displayName)
+        json.endObject()
+    }
+}
+
+/// A post as the API shows it.
+struct Post: JSONWritable {
+    var id: UUID
+    var author: Author
+    var body: String
+    var createdAt: PostgresTimestamp
+    var likeCount: Int
+    var commentCount: Int
+    var likedByMe: Bool
+
+    var position: KeysetPosition { KeysetPosition(timestamp: createdAt, id: id) }
+
+    /// The columns `init(row:)` reads, for a `posts` row aliased `p` joined to its author `a`.
+    static let columns = """
+        p.id, p.body, p.created_at, p.like_count, p.comment_count, a.id, a.username, a.display_name,
+        exists (select from likes l where l.user_id = (select app.user_id()) and l.post_id = p.id)
+        """
+
+    init(row: PostgresRow) throws {
+        let (id, body, createdAt, likeCount, commentCount, authorID, username, displayName, likedByMe) = try row.decode(
+            (UUID, String, PostgresTimestamp, Int, Int, UUID, String, String, Bool).self)
+        self.id = id
+        self.body = body
+        self.createdAt = createdAt
+        self.likeCount = likeCount
+        self.commentCount = commentCount
+        self.likedByMe = likedByMe
+        author = Author(id: authorID, username: username, displayName: displayName)
+    }
+
+    func write(to json: inout JSONWriter) {
+        json.beginObject()
+        json.key("id"); json.string(id.uuidString.lowercased())
+        json.key("author"); author.write(to: &json)
+        json.key("body"); json.string(body)
+        json.key("createdAt"); json.string(createdAt.iso8601Seconds)
+        json.key("likeCount"); json.int(likeCount)
+        json.key("commentCount"); json.int(commentCount)
+        json.key("likedByMe"); json.bool(likedByMe)
+        json.endObject()
+    }
+}
