@@ -79,9 +79,11 @@ public struct PostgresRow: Sendable {
         return try result.decode(type, row: index, column: column)
     }
 
-    /// Decodes the leading columns as a tuple: `let (id, name) = try row.decode((UUID, String).self)`.
-    public func decode<each Value: PostgresDecodable>(_ types: (repeat each Value).Type) throws -> (repeat each Value) {
-        var column = 0
+    /// Decodes consecutive columns as a tuple: `let (id, name) = try row.decode((UUID, String).self)`.
+    public func decode<each Value: PostgresDecodable>(
+        _ types: (repeat each Value).Type, startingAt first: Int = 0
+    ) throws -> (repeat each Value) {
+        var column = first
         func next<Column: PostgresDecodable>(_: Column.Type) throws -> Column {
             defer { column += 1 }
             return try result.decode(Column.self, row: index, column: column)

@@ -35,8 +35,13 @@ struct Post: JSONWritable {
         """
 
     init(row: PostgresRow) throws {
+        try self.init(row: row, startingAt: 0)
+    }
+
+    /// Reads `columns`, which start at column `first` of the row.
+    init(row: PostgresRow, startingAt first: Int) throws {
         let (id, body, createdAt, likeCount, commentCount, authorID, username, displayName, likedByMe) = try row.decode(
-            (UUID, String, PostgresTimestamp, Int, Int, UUID, String, String, Bool).self)
+            (UUID, String, PostgresTimestamp, Int, Int, UUID, String, String, Bool).self, startingAt: first)
         self.id = id
         self.body = body
         self.createdAt = createdAt

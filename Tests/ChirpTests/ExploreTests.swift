@@ -1,0 +1,78 @@
+import Foundation
+import Postgres
+import Testing
+
+@Suite struct ExploreTests {
+    let app: TestService
+    init() throws { app = try TestService() }
+
+    /// 30 posts liked 0…29 times (by fixture users, as superuser).
+    func seedRankedPosts() async throws -> TestUser {
+        let author = try await app.signUp("ranked")
+        try app.database.adminConnection().pipeline([
+            "insert into users (username) select 'liker_' || i from generate_series(1, 30) i",
+            """
+            insert into posts (author_id, body, created_at)
+            select \(author.id)::uuid, 'ranked ' || i, now() - i * interval '1 minute' from generate_series(0, 29) i
+            """,
+            """
+            insert into likes (user_id, post_id)
+            select u.id, p.id from posts p
+            join users u on u.username like 'liker_%' and substring(u.username from 7)::int <= substring(p.body from 8)::int
+            """,
+        ])
+        return author
+    }
+
+    @Test func postsComeByLikeCountDescending() async throws {
+        _ = try await seedRankedPosts()
+        let page = try await app.client.get("/v1/explore?limit=5")
+        #expect(page.status == 200)
+        #expect(page.json["items"].array.compactMap { $0["likeCount"].int } == [29, 28, 27, 26, 25])
+        #expect(page.json["hasMore"].bool == true)
+    }
+
+    @Test func pagingIsStableWhileLikesChange() async throws {
+        let author = try await seedRankedPosts()
+        var seen: [String] = []
+        var cursor: String?
+        let churner = try await app.signUp("churner")
+        var round = 0
+        repeat {
+            let query = cursor.map { "&cursor=\($0)" } ?? ""
+            let page = try await app.client.get("/v1/explore?limit=4\(query)")
+            #expect(page.status == 200)
+            let items = page.json["items"].array
+            seen += items.compactMap { $0["id"].string }
+            cursor = page.json["nextCursor"].string
+            // Between pages, likes move: the last posts of this page get liked, which would
+            // push them onto the next page of a live ranking.
+            for item in items.suffix(2) {
+                if let id = item["id"].string {
+                    _ = try await app.client.put("/v1/posts/\(id)/like", token: churner.accessToken)
+                }
+            }
+            try app.database.adminConnection().query("""
+                update posts set like_count = like_count + 100 where id in (
+                    select id from posts where author_id = \(author.id)::uuid order by random() limit 3)
+                """)
+            round += 1
+        } while cursor != nil && round < 20
+        #expect(seen.count == 30)
+        #expect(Set(seen).count == seen.count)
+    }
+
+    @Test func anExpiredSnapshotCursorIsA400() async throws {
+        _ = try await seedRankedPosts()
+        let page = try await app.client.get("/v1/explore?limit=2")
+        let cursor = try #require(page.json["nextCursor"].string)
+        try app.database.adminConnection().query("delete from explore_snapshots")
+        let expired = try await app.client.get("/v1/explore?cursor=\(cursor)")
+        #expect(expired.status == 400)
+        #expect(expired.json["code"].string == "invalid_cursor")
+        let forged = try await app.client.get("/v1/explore?cursor=\(cursor.dropLast(2))xx")
+        #expect(forged.status == 400)
+        let restart = try await app.client.get("/v1/explore?limit=2")
+        #expect(restart.status == 200)
+    }
+}

@@ -1,0 +1,169 @@
+import Foundation
+import Postgres
+import Testing
+
+@Suite struct FeedTests {
+    let app: TestService
+    init() throws { app = try TestService() }
+
+    /// Follows `nextCursor` to the end and returns every item id in order.
+    func pageThrough(_ path: String, limit: Int, token: String? = nil) async throws -> [String] {
+        var ids: [String] = []
+        var cursor: String?
+        for _ in 0..<1_000 {
+            let query = cursor.map { "&cursor=\($0)" } ?? ""
+            let page = try await app.client.get("\(path)?limit=\(limit)\(query)", token: token)
+            #expect(page.status == 200)
+            let items = page.json["items"].array
+            #expect(items.count <= limit)
+            ids += items.compactMap { $0["id"].string }
+            guard page.json["hasMore"].bool == true else {
+                #expect(page.json["nextCursor"].isNull)
+                return ids
+            }
+            cursor = try #require(page.json["nextCursor"].string)
+        }
+        Issue.record("paging did not end")
+        return ids
+    }
+
+    @Test func aHundredPostsWithOneTimestampPageExactlyOnceEach() async throws {
+        let author = try await app.signUp("same_time")
+        try app.database.adminConnection().query("""
+            insert into posts (author_id, body, created_at)
+            select \(author.id)::uuid, 'tie ' || i, '2026-01-01 12:00:00+00' from generate_series(1, 100) i
+            """)
+        let ids = try await pageThrough("/v1/users/\(author.username)/posts", limit: 7)
+        #expect(ids.count == 100)
+        #expect(Set(ids).count == 100)
+        // Ties are broken by id, descending.
+        #expect(ids == ids.sorted(by: >))
+        let global = try await pageThrough("/v1/posts", limit: 7)
+        #expect(Set(global).isSuperset(of: ids))
+        #expect(global.count == Set(global).count)
+    }
+
+    @Test func pagingWhileNewPostsArriveNeitherRepeatsNorSkips() async throws {
+        let author = try await app.signUp("busy")
+        try app.database.adminConnection().query("""
+            insert into posts (author_id, body, created_at)
+            select \(author.id)::uuid, 'old ' || i, now() - i * interval '1 second' from generate_series(1, 30) i
+            """)
+        var seen: [String] = []
+        var cursor: String?
+        repeat {
+            let query = cursor.map { "&cursor=\($0)" } ?? ""
+            let page = try await app.client.get("/v1/users/\(author.username)/posts?limit=4\(query)")
+            seen += page.json["items"].array.compactMap { $0["id"].string }
+            cursor = page.json["nextCursor"].string
+            // Someone posts between every page.
+            let posted = try await app.client.post("/v1/posts", json: ["body": "new while paging"], token: author.accessToken)
+            #expect(posted.status == 201)
+        } while cursor != nil
+        let old = try app.database.adminConnection().query(
+            "select id from posts where author_id = \(author.id)::uuid and body like 'old %' order by created_at desc, id desc")
+        let oldIDs = try old.rows.map { try $0.decode(UUID.self, at: 0).uuidString.lowercased() }
+        #expect(seen.count == Set(seen).count)
+        #expect(seen.filter(Set(oldIDs).contains) == oldIDs)
+    }
+
+    @Test func refreshWithSinceReturnsOnlyNewerPostsAndReportsAGap() async throws {
+        let author = try await app.signUp("refresher")
+        for index in 1...3 {
+            _ = try await app.client.post("/v1/posts", json: ["body": "first \(index)"], token: author.accessToken)
+        }
+        let first = try await app.client.get("/v1/feed?limit=5", token: author.accessToken)
+        let head = try #require(first.json["headCursor"].string)
+        #expect(first.json["items"].array.count == 3)
+
+        let nothingNew = try await app.client.get("/v1/feed?since=\(head)", token: author.accessToken)
+        #expect(nothingNew.status == 200)
+        #expect(nothingNew.json["items"].array.isEmpty)
+        #expect(nothingNew.json["gap"].bool == false)
+        #expect(nothingNew.json["headCursor"].string == head)
+
+        for index in 1...5 {
+            _ = try await app.client.post("/v1/posts", json: ["body": "later \(index)"], token: author.accessToken)
+        }
+        let newer = try await app.client.get("/v1/feed?since=\(head)&limit=3", token: author.accessToken)
+        #expect(newer.json["items"].array.map { $0["body"].string } == ["later 5", "later 4", "later 3"])
+        #expect(newer.json["gap"].bool == true)
+        #expect(newer.json["hasMore"].bool == true)
+        // The gap fills downward and stops at the old head.
+        let filler = try #require(newer.json["nextCursor"].string)
+        let rest = try await app.client.get("/v1/feed?cursor=\(filler)&limit=3", token: author.accessToken)
+        #expect(rest.json["items"].array.map { $0["body"].string } == ["later 2", "later 1"])
+        #expect(rest.json["hasMore"].bool == false)
+    }
+
+    @Test func theHomeFeedHoldsOwnAndFollowedPostsOnly() async throws {
+        let reader = try await app.signUp("reader")
+        let followed = try await app.signUp("followed")
+        let stranger = try await app.signUp("stranger")
+        _ = try await app.client.post("/v1/posts", json: ["body": "mine"], token: reader.accessToken)
+        _ = try await app.client.post("/v1/posts", json: ["body": "followed"], token: followed.accessToken)
+        _ = try await app.client.post("/v1/posts", json: ["body": "stranger"], token: stranger.accessToken)
+        try app.database.adminConnection().query(
+            "insert into follows (follower_id, followee_id) values (\(reader.id)::uuid, \(followed.id)::uuid)")
+        let feed = try await app.client.get("/v1/feed", token: reader.accessToken)
+        #expect(Set(feed.json["items"].array.compactMap { $0["body"].string }) == ["mine", "followed"])
+        let anonymous = try await app.client.get("/v1/feed")
+        #expect(anonymous.status == 401)
+        #expect(anonymous.header("WWW-Authenticate")?.hasPrefix("Bearer") == true)
+    }
+
+    @Test func forgedGarbledAndForeignCursorsAre400() async throws {
+        let user = try await app.signUp("cursor")
+        for index in 1...3 {
+            _ = try await app.client.post("/v1/posts", json: ["body": "c\(index)"], token: user.accessToken)
+        }
+        let page = try await app.client.get("/v1/users/\(user.username)/posts?limit=1")
+        let cursor = try #require(page.json["nextCursor"].string)
+        var tampered = Array(cursor.utf8)
+        tampered[3] = tampered[3] == UInt8(ascii: "A") ? UInt8(ascii: "B") : UInt8(ascii: "A")
+        let bad = [String(decoding: tampered, as: UTF8.self), "garbage", "", "AAAA", String(repeating: "A", count: 400), cursor + "A"]
+        for value in bad {
+            let response = try await app.client.get("/v1/users/\(user.username)/posts?cursor=\(value)")
+            #expect(response.status == 400, "\(value)")
+            #expect(response.json["code"].string == "invalid_cursor")
+        }
+        // A cursor from one list means nothing on another.
+        let foreign = try await app.client.get("/v1/posts?cursor=\(cursor)")
+        #expect(foreign.json["code"].string == "invalid_cursor")
+        let both = try await app.client.get("/v1/posts?cursor=\(cursor)&since=\(cursor)")
+        #expect(both.status == 400)
+    }
+
+    @Test func limitsAreBoundedAndValidated() async throws {
+        let user = try await app.signUp("limits")
+        try app.database.adminConnection().query("""
+            insert into posts (author_id, body) select \(user.id)::uuid, 'x' || i from generate_series(1, 60) i
+            """)
+        let clamped = try await app.client.get("/v1/users/\(user.username)/posts?limit=500")
+        #expect(clamped.json["items"].array.count == 50)
+        let standard = try await app.client.get("/v1/users/\(user.username)/posts")
+        #expect(standard.json["items"].array.count == 20)
+        for bad in ["0", "-1", "abc", "1.5", "99999999999"] {
+            let response = try await app.client.get("/v1/posts?limit=\(bad)")
+            #expect(response.status == 400, "\(bad)")
+            #expect(response.json["code"].string == "invalid_parameter")
+        }
+        let unknown = try await app.client.get("/v1/users/nobody_here_\(Int.random(in: 0..<99_999))/posts")
+        #expect(unknown.status == 404)
+    }
+
+    @Test func anUnchangedFirstPageAnswers304() async throws {
+        let user = try await app.signUp("etag")
+        _ = try await app.client.post("/v1/posts", json: ["body": "hello"], token: user.accessToken)
+        let first = try await app.client.get("/v1/feed", token: user.accessToken)
+        let tag = try #require(first.header("ETag"))
+        #expect(tag.hasPrefix("W/\""))
+        let again = try await app.client.get("/v1/feed", token: user.accessToken, headers: ["If-None-Match": tag])
+        #expect(again.status == 304)
+        #expect(again.body.isEmpty)
+        _ = try await app.client.post("/v1/posts", json: ["body": "news"], token: user.accessToken)
+        let changed = try await app.client.get("/v1/feed", token: user.accessToken, headers: ["If-None-Match": tag])
+        #expect(changed.status == 200)
+        #expect(changed.header("ETag") != tag)
+    }
+}
