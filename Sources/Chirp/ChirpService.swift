@@ -30,6 +30,7 @@ public final class ChirpService: Sendable {
         FeedRoutes(services: services).register(on: router)
         PostRoutes(services: services, idempotency: idempotency).register(on: router)
         ProfileRoutes(services: services).register(on: router)
+        ExploreRoutes(services: services).register(on: router)
         // Social routes (likes, comments, follows, search):
         let router = self.router
         server = HTTPServer(
