@@ -28,7 +28,7 @@ let package = Package(
         .executableTarget(name: "ChirpCLI", dependencies: ["Chirp"]),
         .testTarget(name: "PostgresTests", dependencies: ["Postgres"]),
         .testTarget(name: "HTTPTests", dependencies: ["HTTP"]),
-        .testTarget(name: "ChirpTests", dependencies: ["Chirp", "Postgres", "HTTP"]),
+        .testTarget(name: "ChirpTests", dependencies: ["Chirp", "Postgres", "HTTP", "CSodium"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -12,6 +12,9 @@ public struct ChirpConfiguration: Sendable {
     public var logLevel: Logger.Level
     public var rateLimits = RateLimits()
     public var passwordHashing = PasswordHasher.Parameters.owaspMinimum
+    /// The OpenAPI document served at `GET /openapi.yaml`, read once at start-up; relative to
+    /// the working directory. Without the file the service still starts and answers 404 there.
+    public var openAPIPath = "openapi.yaml"
 
     public init(
         database: PostgresConfiguration, pool: PostgresPoolConfiguration = .init(),

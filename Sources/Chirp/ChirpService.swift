@@ -18,7 +18,11 @@ public final class ChirpService: Sendable {
         metrics = Metrics()
         router = Router(logger: logger)
         OpsRoutes(pool: pool, metrics: metrics).register(on: router)
+        OpenAPIRoute(path: configuration.openAPIPath, logger: logger).register(on: router)
         let hasher = PasswordHasher(parameters: configuration.passwordHashing)
+        metrics.registerGauge("password_hashes_total", help: "Argon2id hashes and verifications performed.") {
+            Double(hasher.operations)
+        }
         let tokens = AccessTokens(secret: configuration.jwtSecret)
         let authenticator = Authenticator(tokens: tokens)
         let services = Services(pool: pool, authenticator: authenticator, cursors: CursorCodec(secret: configuration.jwtSecret))
@@ -32,6 +36,10 @@ public final class ChirpService: Sendable {
         ProfileRoutes(services: services).register(on: router)
         ExploreRoutes(services: services).register(on: router)
         // Social routes (likes, comments, follows, search):
+        LikeRoutes(services: services).register(on: router)
+        CommentRoutes(services: services, idempotency: idempotency).register(on: router)
+        FollowRoutes(services: services).register(on: router)
+        SearchRoutes(services: services).register(on: router)
         let router = self.router
         server = HTTPServer(
             configuration: configuration.http,

@@ -11,14 +11,16 @@ enum Command: String, CaseIterable {
         usage: chirp <command>
           serve     run the HTTP API (DATABASE_URL, JWT_SECRET, PORT, …)
           migrate   apply sql/migrations (MIGRATION_DATABASE_URL or DATABASE_URL)
-          seed      load demo data into an empty database (MIGRATION_DATABASE_URL or DATABASE_URL)
+          seed      load generated data into an empty database (MIGRATION_DATABASE_URL or DATABASE_URL)
+                    [--seed N] [--users N] [--posts N] [--likes N] [--follows N] [--comments N]
+                    [--benchmark]  (10k users, 1M posts, 5M likes, 300k follows, 500k comments)
         """
 
-    func run(_ environment: Environment) throws {
+    func run(_ environment: Environment, arguments: [String]) throws {
         switch self {
         case .serve: try serve(environment)
         case .migrate: try migrate(environment)
-        case .seed: try seed(environment)
+        case .seed: try seed(environment, arguments)
         }
     }
 
@@ -48,11 +50,15 @@ enum Command: String, CaseIterable {
             : "applied \(applied.count) migration(s): \(applied.joined(separator: ", "))")
     }
 
-    private func seed(_ environment: Environment) throws {
+    private func seed(_ environment: Environment, _ arguments: [String]) throws {
+        let sizes = try SeedOptions.parse(arguments)
         let connection = try PostgresConnection(configuration: try environment.migrationDatabase())
-        let seeded = try DemoSeed().run(on: connection, hasher: PasswordHasher())
+        let started = Date()
+        let seeded = try SeedGenerator(sizes: sizes).run(on: connection, hasher: PasswordHasher()) { step in
+            report("seeded \(step)")
+        }
         report(seeded
-            ? "seeded demo data (users demo1…demo50, password \(DemoSeed.password))"
+            ? "seeded \(sizes.users) users, \(sizes.posts) posts in \(Int(Date().timeIntervalSince(started))) s (users demo1…demo\(sizes.users), password \(SeedGenerator.password))"
             : "database already has users; nothing seeded")
     }
 }

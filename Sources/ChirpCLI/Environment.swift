@@ -77,8 +77,10 @@ struct Environment {
         let pool = PostgresPoolConfiguration(
             maxConnections: try integer("DATABASE_POOL_SIZE", default: 16, in: 2...1_000),
             leaseTimeout: .milliseconds(try integer("DATABASE_POOL_TIMEOUT_MS", default: 2_000, in: 1...60_000)))
-        return ChirpConfiguration(
+        var configuration = ChirpConfiguration(
             database: try database("DATABASE_URL"), pool: pool, http: http,
             jwtSecret: Array(secret.utf8), logLevel: try logLevel())
+        configuration.openAPIPath = string("OPENAPI_PATH") ?? configuration.openAPIPath
+        return configuration
     }
 }

@@ -8,7 +8,7 @@ guard let name = arguments.first, let command = Command(rawValue: name) else {
 }
 
 do {
-    try command.run(Environment())
+    try command.run(Environment(), arguments: Array(arguments.dropFirst()))
 } catch {
     report("error: \(error)")
     exit(1)

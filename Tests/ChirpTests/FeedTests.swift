@@ -141,9 +141,12 @@ import Testing
             """)
         let clamped = try await app.client.get("/v1/users/\(user.username)/posts?limit=500")
         #expect(clamped.json["items"].array.count == 50)
+        // Any positive integer is a size, however many digits: past Int's range it clamps too.
+        let huge = try await app.client.get("/v1/users/\(user.username)/posts?limit=99999999999999999999999")
+        #expect(huge.status == 200 && huge.json["items"].array.count == 50)
         let standard = try await app.client.get("/v1/users/\(user.username)/posts")
         #expect(standard.json["items"].array.count == 20)
-        for bad in ["0", "-1", "abc", "1.5", "99999999999"] {
+        for bad in ["0", "000", "-1", "+1", "abc", "1.5", "1e3", ""] {
             let response = try await app.client.get("/v1/posts?limit=\(bad)")
             #expect(response.status == 400, "\(bad)")
             #expect(response.json["code"].string == "invalid_parameter")

@@ -1,25 +1,26 @@
 -- Roles are cluster-wide and shared by every database in the cluster, so each
 -- is created only when missing, and an existing one is checked, not trusted.
-do $$
+-- Creating a role or a membership tolerates a twin made at the same moment by a
+-- migration of another database in the same cluster.
+create function pg_temp.create_role_once(name text, attributes text) returns void
+  language plpgsql
+as $$
 begin
-  if not exists (select from pg_roles where rolname = 'chirp_owner') then
-    create role chirp_owner nologin nosuperuser nocreatedb nocreaterole noreplication nobypassrls;
+  if not exists (select from pg_roles where rolname = name) then
+    execute format('create role %I %s', name, attributes);
   end if;
-  if not exists (select from pg_roles where rolname = 'chirp_user') then
-    create role chirp_user nologin nosuperuser nocreatedb nocreaterole noreplication nobypassrls;
-  end if;
-  if not exists (select from pg_roles where rolname = 'chirp_anon') then
-    create role chirp_anon nologin nosuperuser nocreatedb nocreaterole noreplication nobypassrls;
-  end if;
-  if not exists (select from pg_roles where rolname = 'chirp_auth') then
-    create role chirp_auth nologin nosuperuser nocreatedb nocreaterole noreplication nobypassrls;
-  end if;
-  -- NOINHERIT: the service holds no privilege until it picks a role per request.
-  if not exists (select from pg_roles where rolname = 'chirp_service') then
-    create role chirp_service login noinherit nosuperuser nocreatedb nocreaterole noreplication nobypassrls;
-  end if;
+exception
+  when duplicate_object or unique_violation then
+    null;
 end
 $$;
+
+select pg_temp.create_role_once('chirp_owner', 'nologin nosuperuser nocreatedb nocreaterole noreplication nobypassrls');
+select pg_temp.create_role_once('chirp_user', 'nologin nosuperuser nocreatedb nocreaterole noreplication nobypassrls');
+select pg_temp.create_role_once('chirp_anon', 'nologin nosuperuser nocreatedb nocreaterole noreplication nobypassrls');
+select pg_temp.create_role_once('chirp_auth', 'nologin nosuperuser nocreatedb nocreaterole noreplication nobypassrls');
+-- NOINHERIT: the service holds no privilege until it picks a role per request.
+select pg_temp.create_role_once('chirp_service', 'login noinherit nosuperuser nocreatedb nocreaterole noreplication nobypassrls');
 
 -- A role made earlier by hand with a dangerous attribute would silently defeat
 -- row-level security: stop here instead.
@@ -41,14 +42,27 @@ begin
 end
 $$;
 
-grant chirp_user, chirp_anon, chirp_auth to chirp_service;
+create function pg_temp.grant_role_once(granted text, grantee text) returns void
+  language plpgsql
+as $$
+begin
+  execute format('grant %I to %I', granted, grantee);
+exception
+  when unique_violation then
+    null;
+end
+$$;
+
+select pg_temp.grant_role_once('chirp_user', 'chirp_service');
+select pg_temp.grant_role_once('chirp_anon', 'chirp_service');
+select pg_temp.grant_role_once('chirp_auth', 'chirp_service');
 
 -- The migrator must be able to SET ROLE chirp_owner; a superuser already can,
 -- a CREATEROLE database owner needs the membership.
 do $$
 begin
   if not (select rolsuper from pg_roles where rolname = current_user) then
-    execute format('grant chirp_owner to %I', current_user);
+    perform pg_temp.grant_role_once('chirp_owner', current_user);
   end if;
 end
 $$;

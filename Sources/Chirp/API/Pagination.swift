@@ -10,13 +10,13 @@ enum PageSize {
         return min(try positiveInteger(text, name: name), maximum)
     }
 
+    /// Digits only, not all zeros. A value too large for `Int` is still a positive integer, so
+    /// it saturates (and `limit` then clamps) instead of being refused.
     static func positiveInteger(_ text: String, name: String) throws -> Int {
-        guard !text.isEmpty, text.utf8.count <= 9, text.utf8.allSatisfy({ (48...57).contains($0) }),
-              let value = Int(text), value > 0
-        else {
+        guard !text.isEmpty, text.utf8.allSatisfy({ (48...57).contains($0) }), text.utf8.contains(where: { $0 != 48 }) else {
             throw HTTPError.badRequest(code: "invalid_parameter", detail: "\(name) must be a positive integer")
         }
-        return value
+        return Int(text) ?? Int.max
     }
 }
 
@@ -31,7 +31,8 @@ struct OffsetPage {
     init(_ request: HTTPRequest) throws {
         per = try PageSize.parse(request, name: "per")
         page = try request.query["page"].map { try PageSize.positiveInteger($0, name: "page") } ?? 1
-        guard page * per <= Self.maxDepth else {
+        // Divided rather than multiplied: `page` may be as large as `Int.max`.
+        guard page <= Self.maxDepth / per else {
             throw HTTPError.badRequest(
                 code: "invalid_parameter", detail: "page × per must be at most \(Self.maxDepth); narrow the search")
         }

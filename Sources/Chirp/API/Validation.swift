@@ -26,9 +26,12 @@ enum Validation {
     }
 
     /// Free text of bounded length: no NUL or other control characters except newline and tab.
+    /// Length is counted in code points, as the schema's `char_length` checks count it: a flag
+    /// emoji is one `Character` but two code points, so counting `Character`s would let
+    /// through text that the database then refuses (a 500 instead of a 422).
     @discardableResult
     static func text(_ value: String, field: String, maxLength: Int? = nil, minLength: Int = 0) throws -> String {
-        let length = value.count
+        let length = value.unicodeScalars.count
         if length < minLength {
             throw HTTPError.unprocessable(detail: minLength == 1 ? "\(field) must not be empty" : "\(field) must be at least \(minLength) characters")
         }

@@ -37,28 +37,35 @@ struct AuthRoutes: Sendable {
             try [check.outcome(from: pool.execute(as: .authService, [check.query])[0])]
         }.enforce()
 
-        let passwordHash = try hashed { try hasher.hash(password) }
-        let refreshToken = RefreshTokens.generate()
-        let user: Profile = try database {
-            do {
-                let result = try pool.execute(as: .authService, [
-                    AuthQueries.signUp(
-                        username: username, displayName: displayName, passwordHash: passwordHash,
-                        refreshHash: RefreshTokens.hash(refreshToken)),
-                ])[0]
-                return try Profile(row: result.rows[0])
-            } catch let error as PostgresError where error.sqlState == .uniqueViolation {
-                throw HTTPError.conflict(code: "username_taken", detail: "that username is taken")
+        return try reporting(headers) {
+            let passwordHash = try hashed { try hasher.hash(password) }
+            let refreshToken = RefreshTokens.generate()
+            let user: Profile = try database {
+                do {
+                    let result = try pool.execute(as: .authService, [
+                        AuthQueries.signUp(
+                            username: username, displayName: displayName, passwordHash: passwordHash,
+                            refreshHash: RefreshTokens.hash(refreshToken)),
+                    ])[0]
+                    return try Profile(row: result.rows[0])
+                } catch let error as PostgresError where error.sqlState == .uniqueViolation {
+                    throw HTTPError.conflict(code: "username_taken", detail: "that username is taken")
+                }
             }
+            return respond(201, Session(user: user, accessToken: tokens.issue(for: user.id), refreshToken: refreshToken, expiresIn: tokens.lifetime), headers: headers)
         }
-        return respond(201, Session(user: user, accessToken: tokens.issue(for: user.id), refreshToken: refreshToken, expiresIn: tokens.lifetime), headers: headers)
     }
 
     func logIn(_ request: HTTPRequest) throws -> HTTPResponse {
         let body = try JSONBody(request, allowed: ["username", "password"])
-        let username = try body.string("username").lowercased()
+        let name = try body.string("username")
         let password = try body.string("password")
-        guard username.utf8.count <= 64, password.utf8.count <= 256 else { throw invalidCredentials() }
+        // A name no account can have is refused before any work: it names nobody, so the quick
+        // answer tells nothing about accounts. Checking the format here also keeps a NUL, which
+        // the database driver would cut the name at, from aliasing "alice\0x" to "alice".
+        guard let username = try? Validation.username(name), password.utf8.count <= 256 else {
+            throw invalidCredentials()
+        }
 
         let checks = [
             RateLimitCheck(limit: limits.loginPerAddress, key: request.remoteAddress),
@@ -71,36 +78,47 @@ struct AuthRoutes: Sendable {
             return (headers, (try Profile(row: row), try row.decode(String.self, at: 8)))
         }
 
-        // Unknown users are checked against a decoy hash: the same work, the same answer.
-        let matches = try hashed { try hasher.verify(password, against: account?.1 ?? decoyHash) }
-        guard matches, let (user, storedHash) = account else { throw invalidCredentials() }
+        return try reporting(headers) {
+            // Unknown users are checked against a decoy hash: the same work, the same answer.
+            let matches = try hashed { try hasher.verify(password, against: account?.1 ?? decoyHash) }
+            guard matches, let (user, storedHash) = account else { throw invalidCredentials() }
 
-        let newHash = hasher.needsRehash(storedHash) ? try? hashed { try hasher.hash(password) } : nil
-        let refreshToken = RefreshTokens.generate()
-        var statements = [AuthQueries.startSession(userID: user.id, refreshHash: RefreshTokens.hash(refreshToken))]
-        if let newHash { statements.append(AuthQueries.replacePasswordHash(userID: user.id, passwordHash: newHash)) }
-        try database { _ = try pool.execute(as: .authService, statements) }
-        return respond(200, Session(user: user, accessToken: tokens.issue(for: user.id), refreshToken: refreshToken, expiresIn: tokens.lifetime), headers: headers)
+            let newHash = hasher.needsRehash(storedHash) ? try? hashed { try hasher.hash(password) } : nil
+            let refreshToken = RefreshTokens.generate()
+            var statements = [AuthQueries.startSession(userID: user.id, refreshHash: RefreshTokens.hash(refreshToken))]
+            if let newHash { statements.append(AuthQueries.replacePasswordHash(userID: user.id, passwordHash: newHash)) }
+            try database { _ = try pool.execute(as: .authService, statements) }
+            return respond(200, Session(user: user, accessToken: tokens.issue(for: user.id), refreshToken: refreshToken, expiresIn: tokens.lifetime), headers: headers)
+        }
     }
 
     func refresh(_ request: HTTPRequest) throws -> HTTPResponse {
         let body = try JSONBody(request, allowed: ["refreshToken"])
         let presented = try body.string("refreshToken")
         let check = RateLimitCheck(limit: limits.refreshPerAddress, key: request.remoteAddress)
-        let successor = RefreshTokens.generate()
-        let (headers, user) = try database {
-            var statements = [check.query]
+        // The budget is counted and enforced before the rotation runs, in a transaction of its
+        // own: a refused request must leave the presented token unused. Pipelined together, the
+        // rotation would commit before the count is read, the client would never see the
+        // successor, and its retry with the token it holds would look like reuse and end the
+        // session.
+        let headers = try database {
+            try [check.outcome(from: pool.execute(as: .authService, [check.query])[0])]
+        }.enforce()
+        return try reporting(headers) {
+            let successor = RefreshTokens.generate()
+            var user: Profile?
             if RefreshTokens.isWellFormed(presented) {
-                statements.append(AuthQueries.rotate(presentedHash: RefreshTokens.hash(presented), successorHash: RefreshTokens.hash(successor)))
+                user = try database {
+                    try pool.execute(as: .authService, [
+                        AuthQueries.rotate(presentedHash: RefreshTokens.hash(presented), successorHash: RefreshTokens.hash(successor)),
+                    ])[0].first.map(Profile.init(row:))
+                }
             }
-            let results = try pool.execute(as: .authService, statements)
-            let headers = try [check.outcome(from: results[0])].enforce()
-            return (headers, try results.dropFirst().first?.first.map(Profile.init(row:)))
+            guard let user else {
+                throw HTTPError.unauthorized(code: "unauthorized", detail: "the refresh token is invalid, expired or already used")
+            }
+            return respond(200, Session(user: user, accessToken: tokens.issue(for: user.id), refreshToken: successor, expiresIn: tokens.lifetime), headers: headers)
         }
-        guard let user else {
-            throw HTTPError.unauthorized(code: "unauthorized", detail: "the refresh token is invalid, expired or already used")
-        }
-        return respond(200, Session(user: user, accessToken: tokens.issue(for: user.id), refreshToken: successor, expiresIn: tokens.lifetime), headers: headers)
     }
 
     func logOut(_ request: HTTPRequest) throws -> HTTPResponse {
@@ -138,6 +156,18 @@ struct AuthRoutes: Sendable {
 
     private func invalidCredentials() -> HTTPError {
         .unauthorized(code: "unauthorized", detail: "username or password is wrong")
+    }
+
+    /// Runs the part of a request after its attempt was counted: an error answer (wrong
+    /// password, taken username, dead refresh token) carries the budget's `RateLimit-Policy`
+    /// and `RateLimit` fields too, so a client sees how many attempts it has left.
+    private func reporting(_ headers: HTTPHeaders, _ body: () throws -> HTTPResponse) throws -> HTTPResponse {
+        do {
+            return try body()
+        } catch var error as HTTPError {
+            for (name, value) in headers where !error.headers.contains(name) { error.headers.set(name, value) }
+            throw error
+        }
     }
 
     /// Runs a password hash; when every hashing slot is busy, answers 503 at once.

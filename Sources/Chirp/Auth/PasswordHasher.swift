@@ -25,6 +25,7 @@ public final class PasswordHasher: Sendable {
     public let parameters: Parameters
     private let maxConcurrent: Int
     private let running = Atomic<Int>(0)
+    private let performed = Atomic<Int>(0)
 
     public init(parameters: Parameters = .owaspMinimum, maxConcurrent: Int = ProcessInfo.processInfo.activeProcessorCount) {
         _ = Sodium.ready
@@ -36,9 +37,11 @@ public final class PasswordHasher: Sendable {
     public func hash(_ password: String) throws -> String {
         try withSlot {
             var output = [CChar](repeating: 0, count: Int(crypto_pwhash_STRBYTES))
+            // Every byte of the password counts: a length taken with strlen would stop at an
+            // embedded NUL, so "secret\0anything" would match "secret".
             let status = password.withCString { pointer in
                 crypto_pwhash_str_alg(
-                    &output, pointer, UInt64(strlen(pointer)),
+                    &output, pointer, UInt64(password.utf8.count),
                     UInt64(parameters.passes), parameters.memoryBytes, crypto_pwhash_ALG_ARGON2ID13)
             }
             guard status == 0 else { throw SodiumError(operation: "crypto_pwhash_str_alg") }
@@ -46,12 +49,12 @@ public final class PasswordHasher: Sendable {
         }
     }
 
-    /// Whether `password` matches `encoded` (libsodium compares in constant time).
+    /// Whether `password`, all of its bytes, matches `encoded` (libsodium compares in constant time).
     public func verify(_ password: String, against encoded: String) throws -> Bool {
         try withSlot {
             encoded.withCString { hash in
                 password.withCString { pointer in
-                    crypto_pwhash_str_verify(hash, pointer, UInt64(strlen(pointer))) == 0
+                    crypto_pwhash_str_verify(hash, pointer, UInt64(password.utf8.count)) == 0
                 }
             }
         }
@@ -64,10 +67,14 @@ public final class PasswordHasher: Sendable {
         }
     }
 
+    /// Hashes and verifications run so far (refused ones not counted), for `/metrics`.
+    public var operations: Int { performed.load(ordering: .relaxed) }
+
     private func withSlot<T>(_ body: () throws -> T) throws -> T {
         let (previous, _) = running.add(1, ordering: .acquiring)
         defer { running.subtract(1, ordering: .releasing) }
         guard previous < maxConcurrent else { throw Busy() }
+        performed.add(1, ordering: .relaxed)
         return try body()
     }
 }

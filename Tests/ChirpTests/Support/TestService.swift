@@ -11,15 +11,7 @@ final class TestService: @unchecked Sendable {  // immutable after init
 
     init(configure: (inout ChirpConfiguration) -> Void = { _ in }) throws {
         database = try TestDatabase()
-        var http = HTTPServerConfiguration(host: "127.0.0.1", port: 0)
-        http.perIPConnectionLimit = 0
-        var configuration = ChirpConfiguration(
-            database: database.service, pool: .init(maxConnections: 8, leaseTimeout: .seconds(5)),
-            http: http, jwtSecret: Array("test-secret-test-secret-test-secret!".utf8), logLevel: .error)
-        // Every test client comes from 127.0.0.1: address budgets would make tests interfere.
-        configuration.rateLimits.signupPerAddress.limit = 100_000
-        configuration.rateLimits.loginPerAddress.limit = 100_000
-        configuration.rateLimits.refreshPerAddress.limit = 100_000
+        var configuration = ChirpConfiguration.forTests(on: database)
         configure(&configuration)
         service = ChirpService(configuration: configuration)
         try service.start()
@@ -59,4 +51,25 @@ struct TestUser: Sendable {
         self.accessToken = access
         self.refreshToken = refresh
     }
+}
+
+extension ChirpConfiguration {
+    /// What `TestService` runs with: the same secret, an ephemeral port, and address budgets
+    /// out of the way (every test client comes from 127.0.0.1).
+    static func forTests(on database: TestDatabase) -> ChirpConfiguration {
+        var http = HTTPServerConfiguration(host: "127.0.0.1", port: 0)
+        http.perIPConnectionLimit = 0
+        var configuration = ChirpConfiguration(
+            database: database.service, pool: .init(maxConnections: 8, leaseTimeout: .seconds(5)),
+            http: http, jwtSecret: TestSecret.bytes, logLevel: .error)
+        configuration.rateLimits.signupPerAddress.limit = 100_000
+        configuration.rateLimits.loginPerAddress.limit = 100_000
+        configuration.rateLimits.refreshPerAddress.limit = 100_000
+        return configuration
+    }
+}
+
+/// The JWT secret every test service signs access tokens with.
+enum TestSecret {
+    static let bytes = Array("test-secret-test-secret-test-secret!".utf8)
 }

@@ -1,0 +1,46 @@
+import Foundation
+import Postgres
+
+/// A comment as the API shows it: top-level when `parentId` is null, otherwise a reply to
+/// a top-level comment of the same post.
+struct Comment: JSONWritable {
+    var id: UUID
+    var postId: UUID
+    var parentId: UUID?
+    var author: Author
+    var body: String
+    var createdAt: PostgresTimestamp
+    var replyCount: Int
+
+    /// Where this comment sits in its thread: `(created_at, id)`, oldest first.
+    var position: KeysetPosition { KeysetPosition(timestamp: createdAt, id: id) }
+
+    /// The columns `init(row:)` reads, for a `comments` row aliased `c` joined to its author `a`.
+    static let columns = """
+        c.id, c.post_id, c.parent_id, c.body, c.created_at, c.reply_count, a.id, a.username, a.display_name
+        """
+
+    init(row: PostgresRow) throws {
+        let (id, postId, parentId, body, createdAt, replyCount, authorID, username, displayName) = try row.decode(
+            (UUID, UUID, UUID?, String, PostgresTimestamp, Int, UUID, String, String).self)
+        self.id = id
+        self.postId = postId
+        self.parentId = parentId
+        self.body = body
+        self.createdAt = createdAt
+        self.replyCount = replyCount
+        author = Author(id: authorID, username: username, displayName: displayName)
+    }
+
+    func write(to json: inout JSONWriter) {
+        json.beginObject()
+        json.key("id"); json.string(id.uuidString.lowercased())
+        json.key("postId"); json.string(postId.uuidString.lowercased())
+        json.key("parentId"); json.optionalString(parentId?.uuidString.lowercased())
+        json.key("author"); author.write(to: &json)
+        json.key("body"); json.string(body)
+        json.key("createdAt"); json.string(createdAt.iso8601Seconds)
+        json.key("replyCount"); json.int(replyCount)
+        json.endObject()
+    }
+}

@@ -1,0 +1,57 @@
+import Foundation
+import Postgres
+
+/// The SQL of comments. Threads read oldest first, each page one range scan of a partial
+/// index: `comments_top_level_idx` for a post's top-level comments, `comments_replies_idx`
+/// for the replies to one comment.
+enum CommentQueries {
+    /// A post's top-level comments strictly after `position`, oldest first.
+    static func thread(of post: UUID, after position: KeysetPosition, limit: Int) -> PostgresQuery {
+        """
+        select \(unescaped: Comment.columns) from comments c join users a on a.id = c.author_id
+        where c.post_id = \(post) and c.parent_id is null
+          and (c.created_at, c.id) > (\(position.timestamp), \(position.id))
+        order by c.created_at, c.id
+        limit \(limit)
+        """
+    }
+
+    /// The replies to one comment strictly after `position`, oldest first.
+    static func replies(to comment: UUID, after position: KeysetPosition, limit: Int) -> PostgresQuery {
+        """
+        select \(unescaped: Comment.columns) from comments c join users a on a.id = c.author_id
+        where c.parent_id = \(comment)
+          and (c.created_at, c.id) > (\(position.timestamp), \(position.id))
+        order by c.created_at, c.id
+        limit \(limit)
+        """
+    }
+
+    /// Inserts through the post's row, so an unknown post inserts nothing (no row back, a
+    /// 404) rather than failing on whichever foreign key the server checks first. A parent
+    /// that is not a top-level comment of this post fails on `comments_parent_same_post_fkey`
+    /// or the trigger `comments_reply_to_top_level`.
+    static func create(on post: UUID, parent: UUID?, by viewer: UUID, body: String) -> PostgresQuery {
+        """
+        with c as (
+            insert into comments (post_id, parent_id, author_id, body)
+            select p.id, \(parent)::uuid, \(viewer)::uuid, \(body)::text from posts p where p.id = \(post)
+            returning *
+        )
+        select \(unescaped: Comment.columns) from c join users a on a.id = c.author_id
+        """
+    }
+
+    /// The delete policy lets only the comment's author or the post's author see the row.
+    static func delete(_ comment: UUID) -> PostgresQuery {
+        "delete from comments where id = \(comment)"
+    }
+
+    static func exists(_ comment: UUID) -> PostgresQuery {
+        "select exists (select from comments where id = \(comment))"
+    }
+
+    static func postExists(_ post: UUID) -> PostgresQuery {
+        "select exists (select from posts where id = \(post))"
+    }
+}

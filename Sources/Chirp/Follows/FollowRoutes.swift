@@ -1,0 +1,65 @@
+import Foundation
+import HTTP
+import Postgres
+
+/// `PUT /v1/users/:username/follow`, `DELETE /v1/users/:username/follow`.
+///
+/// Each is the write and the followee's counter, pipelined in one transaction: under READ
+/// COMMITTED the second statement sees the counter trigger's update, and the trigger's row
+/// locks (taken in id order) serialize concurrent follows of one user, so the count is exact.
+struct FollowRoutes: Sendable {
+    let services: Services
+
+    func register(on router: Router) {
+        router.add(.PUT, "/v1/users/:username/follow", follow)
+        router.add(.DELETE, "/v1/users/:username/follow", unfollow)
+    }
+
+    /// Idempotent; an unknown user inserts nothing and has no counter (404); following
+    /// yourself is refused by `follows_not_self` (422).
+    func follow(_ request: HTTPRequest) throws -> HTTPResponse {
+        let viewer = try services.authenticator.requireViewer(of: request)
+        let username = try request.usernameParameter()
+        let results = try database {
+            do {
+                return try services.pool.execute(as: .user(viewer), [
+                    """
+                    insert into follows (follower_id, followee_id)
+                    select (select app.user_id()), u.id from users u where u.username = \(username)
+                    on conflict do nothing
+                    """,
+                    "select follower_count from users where username = \(username)",
+                ])
+            } catch let error as PostgresError where error.violates("follows_not_self") {
+                throw HTTPError.unprocessable(detail: "you cannot follow yourself")
+            } catch let error as PostgresError where error.violates("follows_followee_id_fkey") {
+                throw HTTPError.notFound(detail: "no such user")
+            } catch let error as PostgresError where error.violates("follows_follower_id_fkey") {
+                throw HTTPError.accountGone
+            }
+        }
+        return try status(of: username, following: true, from: results[1])
+    }
+
+    /// Idempotent: 200 whether or not the viewer was following.
+    func unfollow(_ request: HTTPRequest) throws -> HTTPResponse {
+        let viewer = try services.authenticator.requireViewer(of: request)
+        let username = try request.usernameParameter()
+        let results = try database {
+            try services.pool.execute(as: .user(viewer), [
+                """
+                delete from follows
+                where follower_id = (select app.user_id())
+                  and followee_id = (select u.id from users u where u.username = \(username))
+                """,
+                "select follower_count from users where username = \(username)",
+            ])
+        }
+        return try status(of: username, following: false, from: results[1])
+    }
+
+    private func status(of username: String, following: Bool, from count: PostgresResult) throws -> HTTPResponse {
+        guard let row = count.first else { throw HTTPError.notFound(detail: "no such user") }
+        return respond(200, FollowStatus(username: username, following: following, followerCount: try row.decode(Int.self, at: 0)))
+    }
+}

@@ -1,0 +1,37 @@
+import Foundation
+import Postgres
+
+/// The SQL of likes. A like or unlike is two statements pipelined in one transaction: the
+/// write, then the post's counter. Under READ COMMITTED the second statement takes a fresh
+/// snapshot and so sees the counter trigger's update, and the post row lock that trigger
+/// takes serializes concurrent likers of one post, so the count returned is exact.
+enum LikeQueries {
+    /// Idempotent: liking twice leaves one row (and fires the counter trigger once).
+    static func like(_ post: UUID, by viewer: UUID) -> PostgresQuery {
+        "insert into likes (user_id, post_id) values (\(viewer), \(post)) on conflict do nothing"
+    }
+
+    static func unlike(_ post: UUID, by viewer: UUID) -> PostgresQuery {
+        "delete from likes where user_id = \(viewer) and post_id = \(post)"
+    }
+
+    /// No row when the post does not exist.
+    static func likeCount(of post: UUID) -> PostgresQuery {
+        "select like_count from posts where id = \(post)"
+    }
+
+    /// Likers newest first, strictly after `position`: one range scan of
+    /// `likes_post_created_at_user_idx`, whatever the depth.
+    static func likers(of post: UUID, after position: KeysetPosition, limit: Int) -> PostgresQuery {
+        """
+        select \(unescaped: Liker.columns) from likes l join users u on u.id = l.user_id
+        where l.post_id = \(post) and (l.created_at, l.user_id) < (\(position.timestamp), \(position.id))
+        order by l.created_at desc, l.user_id desc
+        limit \(limit)
+        """
+    }
+
+    static func postExists(_ post: UUID) -> PostgresQuery {
+        "select exists (select from posts where id = \(post))"
+    }
+}

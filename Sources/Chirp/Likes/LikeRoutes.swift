@@ -1,0 +1,67 @@
+import Foundation
+import HTTP
+import Postgres
+
+/// `PUT /v1/posts/:id/like`, `DELETE /v1/posts/:id/like`, `GET /v1/posts/:id/likes`.
+struct LikeRoutes: Sendable {
+    let services: Services
+
+    func register(on router: Router) {
+        router.add(.PUT, "/v1/posts/:id/like", like)
+        router.add(.DELETE, "/v1/posts/:id/like", unlike)
+        router.add(.GET, "/v1/posts/:id/likes", likers)
+    }
+
+    /// 200 `{postId, liked: true, likeCount}`, however many times it is sent.
+    func like(_ request: HTTPRequest) throws -> HTTPResponse {
+        let viewer = try services.authenticator.requireViewer(of: request)
+        let post = try request.uuidParameter("id")
+        let results = try database {
+            do {
+                return try services.pool.execute(as: .user(viewer), [
+                    LikeQueries.like(post, by: viewer),
+                    LikeQueries.likeCount(of: post),
+                ])
+            } catch let error as PostgresError where error.violates("likes_post_id_fkey") {
+                throw HTTPError.notFound(detail: "no such post")
+            } catch let error as PostgresError where error.violates("likes_user_id_fkey") {
+                throw HTTPError.accountGone
+            }
+        }
+        return try status(of: post, liked: true, from: results[1])
+    }
+
+    /// 200 `{postId, liked: false, likeCount}`, whether or not a like was there.
+    func unlike(_ request: HTTPRequest) throws -> HTTPResponse {
+        let viewer = try services.authenticator.requireViewer(of: request)
+        let post = try request.uuidParameter("id")
+        let results = try database {
+            try services.pool.execute(as: .user(viewer), [
+                LikeQueries.unlike(post, by: viewer),
+                LikeQueries.likeCount(of: post),
+            ])
+        }
+        return try status(of: post, liked: false, from: results[1])
+    }
+
+    private func status(of post: UUID, liked: Bool, from count: PostgresResult) throws -> HTTPResponse {
+        guard let row = count.first else { throw HTTPError.notFound(detail: "no such post") }
+        return respond(200, LikeStatus(postId: post, liked: liked, likeCount: try row.decode(Int.self, at: 0)))
+    }
+
+    /// Who liked a post, newest like first.
+    func likers(_ request: HTTPRequest) throws -> HTTPResponse {
+        let viewer = try services.authenticator.viewer(of: request)
+        let post = try request.uuidParameter("id")
+        let page = try KeysetRequest(request, scope: "posts/\(post.uuidString.lowercased())/likes", cursors: services.cursors)
+        let results = try database {
+            try services.pool.execute(as: services.identity(for: viewer), readOnly: true, [
+                LikeQueries.likers(of: post, after: page.after ?? .top, limit: page.fetchLimit),
+                LikeQueries.postExists(post),
+            ])
+        }
+        guard try results[1].rows[0].decode(Bool.self, at: 0) else { throw HTTPError.notFound(detail: "no such post") }
+        let likers = try results[0].rows.map(Liker.init(row:))
+        return respond(200, page.page(likers, cursors: services.cursors, position: \.position))
+    }
+}

@@ -1,0 +1,43 @@
+import Foundation
+import HTTP
+import Postgres
+
+/// `GET /v1/search/posts?q=&page=&per=&sort=recent|top` and `GET /v1/search/users?q=&page=&per=`:
+/// offset lists with a (bounded) total.
+struct SearchRoutes: Sendable {
+    let services: Services
+
+    func register(on router: Router) {
+        router.add(.GET, "/v1/search/posts", posts)
+        router.add(.GET, "/v1/search/users", users)
+    }
+
+    func posts(_ request: HTTPRequest) throws -> HTTPResponse {
+        let viewer = try services.authenticator.viewer(of: request)
+        let term = try SearchTerm(request)
+        let order = try PostSearchOrder(request.query["sort"])
+        let page = try OffsetPage(request)
+        let results = try database {
+            try services.pool.execute(as: services.identity(for: viewer), readOnly: true, [
+                SearchQueries.posts(matching: term, order: order, page: page),
+                SearchQueries.postCount(matching: term),
+            ])
+        }
+        let posts = try results[0].rows.map(Post.init(row:))
+        return respond(200, SearchResults(items: posts, page: page, total: try results[1].rows[0].decode(Int.self, at: 0)))
+    }
+
+    func users(_ request: HTTPRequest) throws -> HTTPResponse {
+        let viewer = try services.authenticator.viewer(of: request)
+        let term = try SearchTerm(request)
+        let page = try OffsetPage(request)
+        let results = try database {
+            try services.pool.execute(as: services.identity(for: viewer), readOnly: true, [
+                SearchQueries.users(matching: term, page: page),
+                SearchQueries.userCount(matching: term),
+            ])
+        }
+        let profiles = try results[0].rows.map(Profile.init(row:))
+        return respond(200, SearchResults(items: profiles, page: page, total: try results[1].rows[0].decode(Int.self, at: 0)))
+    }
+}

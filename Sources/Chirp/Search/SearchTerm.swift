@@ -1,0 +1,46 @@
+import HTTP
+
+/// The `q` of a search: trimmed, 1 to 100 characters, no control characters; anything else
+/// is a 400 `invalid_parameter`.
+struct SearchTerm {
+    static let maxLength = 100
+
+    let text: String
+
+    init(_ request: HTTPRequest) throws {
+        guard let raw = request.query["q"] else { throw Self.invalid("q is required") }
+        let text = raw.trimmingWhitespace
+        guard !text.isEmpty else { throw Self.invalid("q must not be blank") }
+        // Counted as PostgreSQL's char_length counts: code points.
+        guard text.unicodeScalars.count <= Self.maxLength else {
+            throw Self.invalid("q must be at most \(Self.maxLength) characters")
+        }
+        // A NUL would cut the parameter short on its way to the server.
+        guard !text.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7f }) else {
+            throw Self.invalid("q contains control characters")
+        }
+        self.text = text
+    }
+
+    /// The term with LIKE's escape character and wildcards escaped (`\` is LIKE's default
+    /// escape), so `_` and `%` match themselves.
+    var likeEscaped: String { Self.escapingLike(text) }
+
+    /// Usernames are stored lowercased, so their prefix pattern is too.
+    var usernamePrefixPattern: String { Self.escapingLike(text.lowercased()) }
+
+    private static func escapingLike(_ text: String) -> String {
+        // By code point, as the server reads the pattern: a backslash inside a larger
+        // grapheme cluster is still a backslash to LIKE.
+        var escaped = String.UnicodeScalarView()
+        for scalar in text.unicodeScalars {
+            if scalar == "\\" || scalar == "%" || scalar == "_" { escaped.append("\\") }
+            escaped.append(scalar)
+        }
+        return String(escaped)
+    }
+
+    private static func invalid(_ detail: String) -> HTTPError {
+        .badRequest(code: "invalid_parameter", detail: detail)
+    }
+}

@@ -1,0 +1,184 @@
+import Foundation
+import Postgres
+
+/// Fills an empty database with realistic, deterministic data, fast enough for a million
+/// posts in minutes: set-based SQL where every value is a hash of (seed, row number), so no
+/// row depends on another's insertion order; triggers and secondary indexes are off during
+/// the load, and counters are computed once at the end.
+///
+/// The shape: users with profiles; posts over six months, a quarter of them in bursts that
+/// share a timestamp to the minute; authors, follows, likes and comments drawn from power
+/// laws, so a few accounts are huge and a few posts go viral; comments with one level of
+/// replies. Every seeded user signs in with `SeedGenerator.password`.
+///
+/// Runs as a superuser (the migrating role): it writes every user's rows and switches
+/// triggers off with `session_replication_role`.
+public struct SeedGenerator: Sendable {
+    public static let password = "chirp-demo-password"
+    public let sizes: SeedSizes
+
+    public init(sizes: SeedSizes) {
+        self.sizes = sizes
+    }
+
+    /// The tables the load fills and whose secondary indexes it rebuilds afterwards.
+    static let loadedTables = ["posts", "likes", "comments", "follows"]
+
+    /// Returns false, writing nothing, when the database already has users.
+    @discardableResult
+    public func run(on connection: PostgresConnection, hasher: PasswordHasher, progress: (String) -> Void = { _ in }) throws -> Bool {
+        if try connection.query("select exists (select from users)").rows[0].decode(Bool.self, at: 0) {
+            return false
+        }
+        let passwordHash = try hasher.hash(Self.password)
+        try connection.unsafeExecuteScript(Self.functions)
+        try connection.unsafeExecuteScript("""
+            set session_replication_role = replica;
+            set synchronous_commit = off;
+            set work_mem = '256MB';
+            set maintenance_work_mem = '512MB';
+            set max_parallel_workers_per_gather = 0;
+            """)
+        defer { try? connection.unsafeExecuteScript("reset session_replication_role") }
+
+        let indexes = try dropSecondaryIndexes(on: connection)
+        for (name, statement) in steps(passwordHash: passwordHash) {
+            let started = Date()
+            try connection.query(statement)
+            progress("\(name) (\(String(format: "%.1f", Date().timeIntervalSince(started))) s)")
+        }
+        let started = Date()
+        for definition in indexes {
+            try connection.unsafeExecuteScript(definition)
+        }
+        progress("indexes (\(String(format: "%.1f", Date().timeIntervalSince(started))) s)")
+        try connection.unsafeExecuteScript("reset session_replication_role; analyze")
+        return true
+    }
+
+    /// Drops the indexes that back no constraint and returns the statements that recreate
+    /// them exactly as the migrations made them.
+    private func dropSecondaryIndexes(on connection: PostgresConnection) throws -> [String] {
+        let result = try connection.query("""
+            select i.indexrelid::regclass::text, pg_get_indexdef(i.indexrelid)
+            from pg_index i join pg_class t on t.oid = i.indrelid
+            where t.relname = any(\(Self.loadedTables)) and t.relnamespace = 'public'::regnamespace
+              and not exists (select from pg_constraint c where c.conindid = i.indexrelid)
+            """)
+        var definitions: [String] = []
+        for row in result.rows {
+            let (name, definition) = try row.decode((String, String).self)
+            try connection.unsafeExecuteScript("drop index \(name)")
+            definitions.append(definition)
+        }
+        return definitions
+    }
+
+    /// Deterministic helpers for this session: `unit` is a uniform draw in [0, 1) keyed by
+    /// (row, salt); the others name what they compute, so a reply finds its parent's post
+    /// and a like its post's time without a join.
+    static let functions = """
+        create function pg_temp.unit(i int8, salt int8) returns float8 language sql immutable
+          as $$ select (hashint8extended(i, salt) & 140737488355327)::float8 / 140737488355328.0 $$;
+        create function pg_temp.uid(kind text, seed int8, i int8) returns uuid language sql immutable
+          as $$ select md5(kind || ':' || seed || ':' || i)::uuid $$;
+        create function pg_temp.skewed(i int8, salt int8, n int8, power float8) returns int8 language sql immutable
+          as $$ select 1 + floor(n * pg_temp.unit(i, salt) ^ power)::int8 $$;
+        create function pg_temp.post_time(seed int8, i int8) returns timestamptz language sql immutable
+          as $$ select case when pg_temp.unit(i, seed * 64 + 3) < 0.25
+                 then timestamptz '2026-11-30 00:00:00+00' - floor(pg_temp.unit(i, seed * 64 + 4) * 400) * interval '15 minutes'
+                 else timestamptz '2026-11-30 00:00:00+00' - pg_temp.unit(i, seed * 64 + 2) * interval '180 days' end $$;
+        create function pg_temp.comment_post(seed int8, j int8, posts int8) returns int8 language sql immutable
+          as $$ select pg_temp.skewed(j, seed * 64 + 20, posts, 3) $$;
+        create function pg_temp.words(i int8, salt int8, n int) returns text language sql immutable
+          as $$ select string_agg((array['swift','postgres','feed','shipping','coffee','today','release','design',
+                'weekend','cursor','keyset','scroll','latency','index','ride','music','build','review','launch','bug',
+                'fix','team','happy','finally','new','old','fast','slow','cache','query','plan','test'])[1 + (hashint8extended(i * 16 + k, salt) & 31)],
+                ' ' order by k) from generate_series(1, n) k $$;
+        """
+
+    private func steps(passwordHash: String) -> [(String, PostgresQuery)] {
+        let seed = sizes.seed
+        let (users, posts, likes, follows, comments) = (sizes.users, sizes.posts, sizes.likes, sizes.follows, sizes.comments)
+        let topLevel = max(1, comments * 7 / 10)
+        return [
+            ("users", """
+                insert into users (id, username, display_name, bio, created_at)
+                select pg_temp.uid('user', \(seed), i), 'demo' || i,
+                       initcap((array['ada','grace','alan','linus','margaret','ken','barbara','edsger','frances','donald'])[1 + (hashint8extended(i, \(seed) * 64 + 10) & 7)])
+                         || ' ' || initcap((array['lovelace','hopper','turing','torvalds','hamilton','thompson','liskov','dijkstra','allen','knuth'])[1 + (hashint8extended(i, \(seed) * 64 + 11) & 7)]),
+                       'Writes about ' || pg_temp.words(i, \(seed) * 64 + 12, 2),
+                       timestamptz '2026-05-01 00:00:00+00' + pg_temp.unit(i, \(seed) * 64 + 13) * interval '30 days'
+                from generate_series(1, \(users)::int8) as i
+                """),
+            ("credentials", "insert into credentials (user_id, password_hash) select id, \(passwordHash) from users"),
+            ("posts", """
+                insert into posts (id, author_id, body, created_at)
+                select pg_temp.uid('post', \(seed), i),
+                       pg_temp.uid('user', \(seed), pg_temp.skewed(i, \(seed) * 64 + 1, \(users), 2.5)),
+                       initcap(pg_temp.words(i, \(seed) * 64 + 5, 3 + (hashint8extended(i, \(seed) * 64 + 6) & 7)::int)) || ' #' || i,
+                       pg_temp.post_time(\(seed), i)
+                from generate_series(1, \(posts)::int8) as i
+                """),
+            ("follows", """
+                insert into follows (follower_id, followee_id, created_at)
+                select pg_temp.uid('user', \(seed), follower), pg_temp.uid('user', \(seed), followee),
+                       timestamptz '2026-06-01 00:00:00+00' + pg_temp.unit(j, \(seed) * 64 + 16) * interval '180 days'
+                from generate_series(1, \(follows)::int8) as j,
+                     lateral (select pg_temp.skewed(j, \(seed) * 64 + 14, \(users), 1) as follower,
+                                     pg_temp.skewed(j, \(seed) * 64 + 15, \(users), 3) as followee) as pair
+                where follower <> followee
+                on conflict do nothing
+                """),
+            ("likes", """
+                insert into likes (user_id, post_id, created_at)
+                select pg_temp.uid('user', \(seed), pg_temp.skewed(k, \(seed) * 64 + 17, \(users), 1)),
+                       pg_temp.uid('post', \(seed), post),
+                       least(timestamptz '2026-11-30 00:00:00+00', pg_temp.post_time(\(seed), post) + pg_temp.unit(k, \(seed) * 64 + 19) * interval '3 days')
+                from generate_series(1, \(likes)::int8) as k,
+                     lateral (select pg_temp.skewed(k, \(seed) * 64 + 18, \(posts), 3) as post) as chosen
+                on conflict do nothing
+                """),
+            ("comments", """
+                insert into comments (id, post_id, author_id, body, created_at)
+                select pg_temp.uid('comment', \(seed), j), pg_temp.uid('post', \(seed), post),
+                       pg_temp.uid('user', \(seed), pg_temp.skewed(j, \(seed) * 64 + 21, \(users), 1)),
+                       initcap(pg_temp.words(j, \(seed) * 64 + 22, 2 + (hashint8extended(j, \(seed) * 64 + 23) & 7)::int)),
+                       least(timestamptz '2026-11-30 00:00:00+00', pg_temp.post_time(\(seed), post) + pg_temp.unit(j, \(seed) * 64 + 24) * interval '2 days')
+                from generate_series(1, \(topLevel)::int8) as j,
+                     lateral (select pg_temp.comment_post(\(seed), j, \(posts)) as post) as chosen
+                """),
+            ("replies", """
+                insert into comments (id, post_id, parent_id, author_id, body, created_at)
+                select pg_temp.uid('comment', \(seed), \(topLevel)::int8 + r), pg_temp.uid('post', \(seed), pg_temp.comment_post(\(seed), parent, \(posts))),
+                       pg_temp.uid('comment', \(seed), parent),
+                       pg_temp.uid('user', \(seed), pg_temp.skewed(r, \(seed) * 64 + 25, \(users), 1)),
+                       initcap(pg_temp.words(r, \(seed) * 64 + 26, 2 + (hashint8extended(r, \(seed) * 64 + 27) & 3)::int)),
+                       least(timestamptz '2026-11-30 00:00:00+00',
+                             pg_temp.post_time(\(seed), pg_temp.comment_post(\(seed), parent, \(posts))) + interval '2 days' + pg_temp.unit(r, \(seed) * 64 + 28) * interval '1 day')
+                from generate_series(1, \(comments - topLevel)::int8) as r,
+                     lateral (select pg_temp.skewed(r, \(seed) * 64 + 29, \(topLevel), 2) as parent) as chosen
+                """),
+            ("post counters", """
+                update posts p set like_count = coalesce(l.n, 0), comment_count = coalesce(c.n, 0)
+                from posts q
+                left join (select post_id, count(*) as n from likes group by post_id) l on l.post_id = q.id
+                left join (select post_id, count(*) as n from comments group by post_id) c on c.post_id = q.id
+                where p.id = q.id and (l.n is not null or c.n is not null)
+                """),
+            ("reply counters", """
+                update comments c set reply_count = r.n
+                from (select parent_id, count(*) as n from comments where parent_id is not null group by parent_id) r
+                where c.id = r.parent_id
+                """),
+            ("user counters", """
+                update users u set post_count = coalesce(p.n, 0), follower_count = coalesce(fr.n, 0), following_count = coalesce(fg.n, 0)
+                from users v
+                left join (select author_id, count(*) as n from posts group by author_id) p on p.author_id = v.id
+                left join (select followee_id, count(*) as n from follows group by followee_id) fr on fr.followee_id = v.id
+                left join (select follower_id, count(*) as n from follows group by follower_id) fg on fg.follower_id = v.id
+                where u.id = v.id
+                """),
+        ]
+    }
+}

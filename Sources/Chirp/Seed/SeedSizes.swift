@@ -1,0 +1,24 @@
+/// How much data `chirp seed` makes. The same seed and sizes give the same data every time.
+public struct SeedSizes: Sendable, Equatable {
+    public var seed: Int
+    public var users: Int
+    public var posts: Int
+    public var likes: Int
+    public var follows: Int
+    public var comments: Int
+
+    public init(seed: Int = 1, users: Int, posts: Int, likes: Int, follows: Int, comments: Int) {
+        self.seed = seed
+        self.users = users
+        self.posts = posts
+        self.likes = likes
+        self.follows = follows
+        self.comments = comments
+    }
+
+    /// Enough to click through: the default of `chirp seed`.
+    public static let demo = SeedSizes(users: 50, posts: 1_000, likes: 6_000, follows: 400, comments: 1_500)
+
+    /// The benchmark's data set.
+    public static let benchmark = SeedSizes(users: 10_000, posts: 1_000_000, likes: 5_000_000, follows: 300_000, comments: 500_000)
+}

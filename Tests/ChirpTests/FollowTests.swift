@@ -1,0 +1,98 @@
+import Foundation
+import Testing
+
+@Suite struct FollowTests {
+    let app: TestService
+    init() throws { app = try TestService() }
+
+    @Test func followingIsIdempotentAndCountsBothSidesExactly() async throws {
+        let alice = try await app.signUp("alice")
+        let bob = try await app.signUp("bob")
+        let carol = try await app.signUp("carol")
+        let path = "/v1/users/\(bob.username)/follow"
+
+        let follow = try await app.client.put(path, token: alice.accessToken)
+        #expect(follow.status == 200)
+        #expect(follow.json.keys == ["username", "following", "followerCount"])
+        #expect(follow.json["username"].string == bob.username)
+        #expect(follow.json["following"].bool == true)
+        #expect(follow.json["followerCount"].int == 1)
+        let again = try await app.client.put(path, token: alice.accessToken)
+        #expect(again.status == 200 && again.json["followerCount"].int == 1)
+        // Usernames are case-insensitive.
+        let shouted = try await app.client.put("/v1/users/\(bob.username.uppercased())/follow", token: carol.accessToken)
+        #expect(shouted.status == 200)
+        #expect(shouted.json["username"].string == bob.username)
+        #expect(shouted.json["followerCount"].int == 2)
+
+        let profile = try await app.client.get("/v1/users/\(bob.username)", token: alice.accessToken)
+        #expect(profile.json["profile"]["followerCount"].int == 2)
+        #expect(profile.json["profile"]["followedByMe"].bool == true)
+        let anonymous = try await app.client.get("/v1/users/\(bob.username)")
+        #expect(anonymous.json["profile"]["followedByMe"].bool == false)
+        let me = try await app.client.get("/v1/me", token: alice.accessToken)
+        #expect(me.json["followingCount"].int == 1)
+
+        let unfollow = try await app.client.delete(path, token: alice.accessToken)
+        #expect(unfollow.status == 200)
+        #expect(unfollow.json["following"].bool == false)
+        #expect(unfollow.json["followerCount"].int == 1)
+        let unfollowAgain = try await app.client.delete(path, token: alice.accessToken)
+        #expect(unfollowAgain.status == 200 && unfollowAgain.json["followerCount"].int == 1)
+
+        #expect(try app.count("select follower_count from users where id = \(bob.id)::uuid") == 1)
+        #expect(try app.count("select following_count from users where id = \(alice.id)::uuid") == 0)
+        #expect(try app.count("select following_count from users where id = \(carol.id)::uuid") == 1)
+        #expect(try app.count("select count(*) from follows") == 1)
+    }
+
+    @Test func selfUnknownAndAnonymousFollowsAreRefused() async throws {
+        let alice = try await app.signUp("alice")
+        let me = try await app.client.put("/v1/users/\(alice.username)/follow", token: alice.accessToken)
+        #expect(me.status == 422)
+        #expect(me.json["code"].string == "validation_failed")
+        for name in ["nobody_\(UUID().uuidString.prefix(8).lowercased())", "no", "not%20valid!"] {
+            for method in ["PUT", "DELETE"] {
+                let response = try await app.client.request(method, "/v1/users/\(name)/follow", token: alice.accessToken)
+                #expect(response.status == 404, "\(method) \(name)")
+                #expect(response.json["code"].string == "not_found", "\(method) \(name)")
+            }
+        }
+        let anonymous = try await app.client.put("/v1/users/\(alice.username)/follow")
+        #expect(anonymous.status == 401)
+        #expect(anonymous.header("WWW-Authenticate")?.hasPrefix("Bearer") == true)
+        let anonymousUnfollow = try await app.client.delete("/v1/users/\(alice.username)/follow")
+        #expect(anonymousUnfollow.status == 401)
+        let badToken = try await app.client.put("/v1/users/\(alice.username)/follow", token: "not.a.token")
+        #expect(badToken.status == 401)
+        #expect(try app.count("select count(*) from follows") == 0)
+        #expect(try app.count("select follower_count + following_count from users where id = \(alice.id)::uuid") == 0)
+    }
+
+    @Test func concurrentFollowsAndUnfollowsKeepCountersExact() async throws {
+        let users = try await app.signUp("crowd", count: 8)
+        // Everyone follows and unfollows everyone else at random, mutual pairs included, at once.
+        let requests = (0..<200).compactMap { _ -> (TestUser, TestUser, Bool)? in
+            let follower = users[Int.random(in: 0..<users.count)]
+            let followee = users[Int.random(in: 0..<users.count)]
+            return follower.id == followee.id ? nil : (follower, followee, Bool.random())
+        }
+        let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
+            for (follower, followee, follow) in requests {
+                group.addTask {
+                    try await app.client.request(
+                        follow ? "PUT" : "DELETE", "/v1/users/\(followee.username)/follow", token: follower.accessToken
+                    ).status
+                }
+            }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        #expect(statuses.allSatisfy { $0 == 200 }, "\(Set(statuses))")
+        for user in users {
+            let followers = try app.count("select count(*) from follows where followee_id = \(user.id)::uuid")
+            let following = try app.count("select count(*) from follows where follower_id = \(user.id)::uuid")
+            #expect(try app.count("select follower_count from users where id = \(user.id)::uuid") == followers)
+            #expect(try app.count("select following_count from users where id = \(user.id)::uuid") == following)
+        }
+    }
+}
