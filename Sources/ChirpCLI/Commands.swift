@@ -6,6 +6,7 @@ import Postgres
 /// `chirp serve|migrate|seed`.
 enum Command: String, CaseIterable {
     case serve, migrate, seed
+    case benchScripts = "bench-scripts"
 
     static let usage = """
         usage: chirp <command>
@@ -14,6 +15,8 @@ enum Command: String, CaseIterable {
           seed      load generated data into an empty database (MIGRATION_DATABASE_URL or DATABASE_URL)
                     [--seed N] [--users N] [--posts N] [--likes N] [--follows N] [--comments N]
                     [--benchmark]  (10k users, 1M posts, 5M likes, 300k follows, 500k comments)
+          bench-scripts DIR --seed N --deep MICROSECONDS UUID
+                    write the pgbench ceiling scripts bench/run compares endpoints with
         """
 
     func run(_ environment: Environment, arguments: [String]) throws {
@@ -21,6 +24,7 @@ enum Command: String, CaseIterable {
         case .serve: try serve(environment)
         case .migrate: try migrate(environment)
         case .seed: try seed(environment, arguments)
+        case .benchScripts: try BenchScripts.write(arguments)
         }
     }
 

@@ -81,6 +81,12 @@ struct Environment {
             database: try database("DATABASE_URL"), pool: pool, http: http,
             jwtSecret: Array(secret.utf8), logLevel: try logLevel())
         configuration.openAPIPath = string("OPENAPI_PATH") ?? configuration.openAPIPath
+        var limits = configuration.rateLimits
+        limits.signupPerAddress.limit = try integer("RATE_LIMIT_SIGNUPS_PER_ADDRESS", default: limits.signupPerAddress.limit, in: 1...1_000_000)
+        limits.loginPerAddress.limit = try integer("RATE_LIMIT_LOGINS_PER_ADDRESS", default: limits.loginPerAddress.limit, in: 1...1_000_000)
+        limits.loginPerUsername.limit = try integer("RATE_LIMIT_LOGINS_PER_USERNAME", default: limits.loginPerUsername.limit, in: 1...1_000_000)
+        limits.refreshPerAddress.limit = try integer("RATE_LIMIT_REFRESHES_PER_ADDRESS", default: limits.refreshPerAddress.limit, in: 1...1_000_000)
+        configuration.rateLimits = limits
         return configuration
     }
 }

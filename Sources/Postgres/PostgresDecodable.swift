@@ -103,9 +103,7 @@ extension Bool: PostgresDecodable {
 extension UUID: PostgresDecodable {
     public static func decode(_ text: UnsafeRawBufferPointer, type: PostgresType) throws -> UUID {
         guard type == .uuid else { throw mismatch(type) }
-        guard let uuid = UUID(uuidString: String(decoding: text, as: UTF8.self)) else {
-            throw malformed(text)
-        }
+        guard let uuid = UUID(canonicalText: text) else { throw malformed(text) }
         return uuid
     }
 }

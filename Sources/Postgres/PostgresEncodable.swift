@@ -34,7 +34,7 @@ extension Bool: PostgresEncodable {
 }
 
 extension UUID: PostgresEncodable {
-    public var postgresText: String { uuidString.lowercased() }
+    public var postgresText: String { lowercasedString }
 }
 
 extension Date: PostgresEncodable {

@@ -44,22 +44,30 @@ struct JSONWriter {
     mutating func string(_ value: String) {
         separate()
         bytes.append(UInt8(ascii: "\""))
-        for byte in value.utf8 {
-            switch byte {
-            case UInt8(ascii: "\""): bytes.append(contentsOf: [92, 34])
-            case UInt8(ascii: "\\"): bytes.append(contentsOf: [92, 92])
-            case UInt8(ascii: "\n"): bytes.append(contentsOf: [92, 110])
-            case UInt8(ascii: "\r"): bytes.append(contentsOf: [92, 114])
-            case UInt8(ascii: "\t"): bytes.append(contentsOf: [92, 116])
-            case 0..<0x20:
-                let hex: [UInt8] = Array("0123456789abcdef".utf8)
-                bytes.append(contentsOf: [92, 117, 48, 48, hex[Int(byte >> 4)], hex[Int(byte & 0xf)]])
-            default:
-                bytes.append(byte)
+        var text = value
+        text.withUTF8 { utf8 in
+            // Copy runs that need no escaping in one go; most strings are one run.
+            var runStart = 0
+            for index in 0..<utf8.count {
+                let byte = utf8[index]
+                guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") else { continue }
+                bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<index]))
+                runStart = index + 1
+                switch byte {
+                case UInt8(ascii: "\""): bytes.append(contentsOf: [92, 34])
+                case UInt8(ascii: "\\"): bytes.append(contentsOf: [92, 92])
+                case UInt8(ascii: "\n"): bytes.append(contentsOf: [92, 110])
+                case UInt8(ascii: "\r"): bytes.append(contentsOf: [92, 114])
+                case UInt8(ascii: "\t"): bytes.append(contentsOf: [92, 116])
+                default: bytes.append(contentsOf: [92, 117, 48, 48, Self.hex[Int(byte >> 4)], Self.hex[Int(byte & 0xf)]])
+                }
             }
+            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<utf8.count]))
         }
         bytes.append(UInt8(ascii: "\""))
     }
+
+    private static let hex: [UInt8] = Array("0123456789abcdef".utf8)
 
     mutating func int(_ value: Int) {
         separate()

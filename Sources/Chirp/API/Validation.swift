@@ -2,24 +2,29 @@ import HTTP
 
 /// Input rules shared by the endpoints; each failure is a 422 naming the field.
 enum Validation {
-    /// Lowercased, then `[a-z0-9_]{3,30}`.
+    /// `[A-Za-z0-9_]{3,30}`, then lowercased. The check comes first: lowercasing maps some
+    /// non-ASCII letters to ASCII (the Kelvin sign U+212A becomes "k"), which would let a
+    /// look-alike name through as someone else's.
     static func username(_ raw: String) throws -> String {
-        let username = raw.lowercased()
-        guard (3...30).contains(username.utf8.count),
-              username.utf8.allSatisfy({ (97...122).contains($0) || (48...57).contains($0) || $0 == UInt8(ascii: "_") })
+        guard (3...30).contains(raw.utf8.count),
+              raw.utf8.allSatisfy({ (65...90).contains($0) || (97...122).contains($0) || (48...57).contains($0) || $0 == UInt8(ascii: "_") })
         else {
             throw HTTPError.unprocessable(detail: "username must be 3 to 30 characters of a-z, 0-9 and _")
         }
-        return username
+        return raw.lowercased()
     }
 
-    /// 8 to 256 characters; the upper bound keeps hashing cost bounded.
+    /// 8 to 256 characters, counted in code points as the API's schema counts them; the upper
+    /// bound (at most 1 KiB of UTF-8) keeps hashing cost bounded.
+    static let passwordLength = 8...256
+
     static func password(_ password: String) throws -> String {
-        guard password.count >= 8 else {
-            throw HTTPError.unprocessable(detail: "password must be at least 8 characters")
+        let length = password.unicodeScalars.count
+        guard length >= passwordLength.lowerBound else {
+            throw HTTPError.unprocessable(detail: "password must be at least \(passwordLength.lowerBound) characters")
         }
-        guard password.utf8.count <= 256 else {
-            throw HTTPError.unprocessable(detail: "password must be at most 256 bytes")
+        guard length <= passwordLength.upperBound else {
+            throw HTTPError.unprocessable(detail: "password must be at most \(passwordLength.upperBound) characters")
         }
         try text(password, field: "password")
         return password
@@ -47,17 +52,30 @@ enum Validation {
         return value
     }
 
-    /// Text with leading and trailing white space removed, then `text`'s rules.
+    /// `text`'s rules on the text as sent, then leading and trailing white space removed, and
+    /// `minLength` checked on what is left. The length limit and the control-character rule
+    /// apply to what the client sent, as the API's schema states them (a `maxLength` counts the
+    /// JSON string), so a value the schema refuses is never accepted because trimming shortened
+    /// it or removed a control character that is also white space (such as U+000B).
     static func trimmedText(_ value: String, field: String, maxLength: Int, minLength: Int = 0) throws -> String {
-        try text(value.trimmingWhitespace, field: field, maxLength: maxLength, minLength: minLength)
+        try text(value, field: field, maxLength: maxLength)
+        let trimmed = value.trimmingWhitespace
+        if trimmed.unicodeScalars.count < minLength {
+            throw HTTPError.unprocessable(detail: minLength == 1 ? "\(field) must not be empty" : "\(field) must be at least \(minLength) characters")
+        }
+        return trimmed
     }
 }
 
 extension String {
+    /// Without leading and trailing Unicode white space, trimmed scalar by scalar: a combining
+    /// mark after a space is text (as a `Character`, " \u{301}" would count as white space and
+    /// vanish with it).
     var trimmingWhitespace: String {
-        var scalars = Substring(self)
-        while let first = scalars.first, first.isWhitespace { scalars = scalars.dropFirst() }
-        while let last = scalars.last, last.isWhitespace { scalars = scalars.dropLast() }
-        return String(scalars)
+        let scalars = unicodeScalars
+        guard let first = scalars.firstIndex(where: { !$0.properties.isWhitespace }),
+              let last = scalars.lastIndex(where: { !$0.properties.isWhitespace })
+        else { return "" }
+        return String(scalars[first...last])
     }
 }

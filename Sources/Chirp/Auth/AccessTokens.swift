@@ -1,5 +1,6 @@
 import CSodium
 import Foundation
+import Postgres
 
 /// Access tokens: JWTs signed with HMAC-SHA256 (libsodium). Verification accepts exactly
 /// `{"alg":"HS256"}` tokens with a valid signature (compared in constant time), a UUID `sub`,
@@ -28,7 +29,7 @@ public struct AccessTokens: Sendable {
 
     public func issue(for userID: UUID, now: Date = Date()) -> String {
         let issuedAt = Int(now.timeIntervalSince1970)
-        let claims = #"{"iss":"\#(Self.issuer)","sub":"\#(userID.uuidString.lowercased())","iat":\#(issuedAt),"exp":\#(issuedAt + lifetime)}"#
+        let claims = #"{"iss":"\#(Self.issuer)","sub":"\#(userID.lowercasedString)","iat":\#(issuedAt),"exp":\#(issuedAt + lifetime)}"#
         let signingInput = Self.header + "." + Base64URL.encode(Array(claims.utf8))
         return signingInput + "." + Base64URL.encode(mac(Array(signingInput.utf8)))
     }
@@ -86,7 +87,8 @@ public struct AccessTokens: Sendable {
     }
 
     private static func object(_ bytes: [UInt8]) -> [String: JSONValue]? {
-        guard case .object(let fields)? = try? JSONDecoder().decode(JSONValue.self, from: Data(bytes)) else {
+        // Bounded in depth: the header is parsed before the signature is checked.
+        guard case .object(let fields)? = JSONValue.parse(bytes) else {
             return nil
         }
         return fields

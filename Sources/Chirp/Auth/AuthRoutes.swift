@@ -63,7 +63,7 @@ struct AuthRoutes: Sendable {
         // A name no account can have is refused before any work: it names nobody, so the quick
         // answer tells nothing about accounts. Checking the format here also keeps a NUL, which
         // the database driver would cut the name at, from aliasing "alice\0x" to "alice".
-        guard let username = try? Validation.username(name), password.utf8.count <= 256 else {
+        guard let username = try? Validation.username(name), password.unicodeScalars.count <= Validation.passwordLength.upperBound else {
             throw invalidCredentials()
         }
 

@@ -1,28 +1,56 @@
-import Foundation
-
-/// Unpadded base64url (RFC 4648 §5), as JWTs and opaque tokens use it.
+/// Unpadded base64url (RFC 4648 §5), as JWTs and opaque tokens use it. Written out by hand:
+/// cursors and tokens are encoded and checked on every request.
 enum Base64URL {
+    private static let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
+    private static let values: [UInt8] = {
+        var table = [UInt8](repeating: 0xff, count: 256)
+        for (index, byte) in alphabet.enumerated() { table[Int(byte)] = UInt8(index) }
+        return table
+    }()
+
     static func encode(_ bytes: some Sequence<UInt8>) -> String {
-        Data(bytes).base64EncodedString()
-            .replacingOccurrences(of: "+", with: "-")
-            .replacingOccurrences(of: "/", with: "_")
-            .replacingOccurrences(of: "=", with: "")
+        let input = Array(bytes)
+        var output: [UInt8] = []
+        output.reserveCapacity((input.count * 4 + 2) / 3)
+        var index = 0
+        while index + 3 <= input.count {
+            let chunk = UInt32(input[index]) << 16 | UInt32(input[index + 1]) << 8 | UInt32(input[index + 2])
+            output.append(alphabet[Int(chunk >> 18 & 63)])
+            output.append(alphabet[Int(chunk >> 12 & 63)])
+            output.append(alphabet[Int(chunk >> 6 & 63)])
+            output.append(alphabet[Int(chunk & 63)])
+            index += 3
+        }
+        let rest = input.count - index
+        if rest > 0 {
+            let chunk = UInt32(input[index]) << 16 | (rest == 2 ? UInt32(input[index + 1]) << 8 : 0)
+            output.append(alphabet[Int(chunk >> 18 & 63)])
+            output.append(alphabet[Int(chunk >> 12 & 63)])
+            if rest == 2 { output.append(alphabet[Int(chunk >> 6 & 63)]) }
+        }
+        return String(decoding: output, as: UTF8.self)
     }
 
     /// Strict: only the URL alphabet, no padding, no whitespace, canonical trailing bits.
     static func decode(_ text: Substring) -> [UInt8]? {
-        guard text.count % 4 != 1,
-              text.utf8.allSatisfy({ byte in
-                  (65...90).contains(byte) || (97...122).contains(byte) || (48...57).contains(byte)
-                      || byte == UInt8(ascii: "-") || byte == UInt8(ascii: "_")
-              })
-        else { return nil }
-        var standard = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
-        standard += String(repeating: "=", count: (4 - standard.count % 4) % 4)
-        guard let data = Data(base64Encoded: standard) else { return nil }
-        let bytes = [UInt8](data)
-        // Reject non-canonical encodings (spare bits set), so one token has one spelling.
-        guard encode(bytes) == text else { return nil }
-        return bytes
+        let input = Array(text.utf8)
+        guard input.count % 4 != 1 else { return nil }
+        var output: [UInt8] = []
+        output.reserveCapacity(input.count * 3 / 4)
+        var accumulator: UInt32 = 0
+        var bits = 0
+        for byte in input {
+            let value = values[Int(byte)]
+            guard value != 0xff else { return nil }
+            accumulator = accumulator << 6 | UInt32(value)
+            bits += 6
+            if bits >= 8 {
+                bits -= 8
+                output.append(UInt8(truncatingIfNeeded: accumulator >> UInt32(bits)))
+            }
+        }
+        // Spare bits must be zero, so one value has exactly one spelling.
+        guard accumulator & ((1 << UInt32(bits)) - 1) == 0 else { return nil }
+        return output
     }
 }

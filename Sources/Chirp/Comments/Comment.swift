@@ -34,9 +34,9 @@ struct Comment: JSONWritable {
 
     func write(to json: inout JSONWriter) {
         json.beginObject()
-        json.key("id"); json.string(id.uuidString.lowercased())
-        json.key("postId"); json.string(postId.uuidString.lowercased())
-        json.key("parentId"); json.optionalString(parentId?.uuidString.lowercased())
+        json.key("id"); json.string(id.lowercasedString)
+        json.key("postId"); json.string(postId.lowercasedString)
+        json.key("parentId"); json.optionalString(parentId?.lowercasedString)
         json.key("author"); author.write(to: &json)
         json.key("body"); json.string(body)
         json.key("createdAt"); json.string(createdAt.iso8601Seconds)

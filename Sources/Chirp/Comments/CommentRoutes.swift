@@ -20,7 +20,7 @@ struct CommentRoutes: Sendable {
     func thread(_ request: HTTPRequest) throws -> HTTPResponse {
         let viewer = try services.authenticator.viewer(of: request)
         let post = try request.uuidParameter("id")
-        let page = try KeysetRequest(request, scope: "posts/\(post.uuidString.lowercased())/comments", cursors: services.cursors)
+        let page = try KeysetRequest(request, scope: "posts/\(post.lowercasedString)/comments", cursors: services.cursors)
         let results = try database {
             try services.pool.execute(as: services.identity(for: viewer), readOnly: true, [
                 CommentQueries.thread(of: post, after: page.after ?? .bottom, limit: page.fetchLimit),
@@ -36,7 +36,7 @@ struct CommentRoutes: Sendable {
     func replies(_ request: HTTPRequest) throws -> HTTPResponse {
         let viewer = try services.authenticator.viewer(of: request)
         let comment = try request.uuidParameter("id")
-        let page = try KeysetRequest(request, scope: "comments/\(comment.uuidString.lowercased())/replies", cursors: services.cursors)
+        let page = try KeysetRequest(request, scope: "comments/\(comment.lowercasedString)/replies", cursors: services.cursors)
         let results = try database {
             try services.pool.execute(as: services.identity(for: viewer), readOnly: true, [
                 CommentQueries.replies(to: comment, after: page.after ?? .bottom, limit: page.fetchLimit),
@@ -61,7 +61,7 @@ struct CommentRoutes: Sendable {
             }
             return id
         }
-        return try idempotency.create(request, owner: viewer.uuidString.lowercased(), as: .user(viewer)) { transaction in
+        return try idempotency.create(request, owner: viewer.lowercasedString, as: .user(viewer)) { transaction in
             let result: PostgresResult
             do {
                 result = try transaction.query(CommentQueries.create(on: post, parent: parent, by: viewer, body: text))

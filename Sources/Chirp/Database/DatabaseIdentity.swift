@@ -10,7 +10,7 @@ extension PostgresIdentity {
 
     /// A signed-in user: the policies compare rows against `app.user_id`.
     public static func user(_ id: UUID) -> PostgresIdentity {
-        PostgresIdentity(role: "chirp_user", settings: [.init("app.user_id", id.uuidString.lowercased())])
+        PostgresIdentity(role: "chirp_user", settings: [.init("app.user_id", id.lowercasedString)])
     }
 
     /// Sign-up, login and refresh tokens: the only role that can read credentials.

@@ -14,7 +14,7 @@ enum TimelineSource {
     var scope: String {
         switch self {
         case .global: "posts"
-        case .home(let viewer): "feed:\(viewer.uuidString.lowercased())"
+        case .home(let viewer): "feed:\(viewer.lowercasedString)"
         case .author(let username): "users/\(username)/posts"
         }
     }

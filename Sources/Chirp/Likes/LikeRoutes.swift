@@ -53,7 +53,7 @@ struct LikeRoutes: Sendable {
     func likers(_ request: HTTPRequest) throws -> HTTPResponse {
         let viewer = try services.authenticator.viewer(of: request)
         let post = try request.uuidParameter("id")
-        let page = try KeysetRequest(request, scope: "posts/\(post.uuidString.lowercased())/likes", cursors: services.cursors)
+        let page = try KeysetRequest(request, scope: "posts/\(post.lowercasedString)/likes", cursors: services.cursors)
         let results = try database {
             try services.pool.execute(as: services.identity(for: viewer), readOnly: true, [
                 LikeQueries.likers(of: post, after: page.after ?? .top, limit: page.fetchLimit),

@@ -20,7 +20,7 @@ struct Liker: JSONWritable {
 
     func write(to json: inout JSONWriter) {
         json.beginObject()
-        json.key("id"); json.string(id.uuidString.lowercased())
+        json.key("id"); json.string(id.lowercasedString)
         json.key("username"); json.string(username)
         json.key("displayName"); json.string(displayName)
         json.key("likedAt"); json.string(likedAt.iso8601Seconds)
@@ -36,7 +36,7 @@ struct LikeStatus: JSONWritable {
 
     func write(to json: inout JSONWriter) {
         json.beginObject()
-        json.key("postId"); json.string(postId.uuidString.lowercased())
+        json.key("postId"); json.string(postId.lowercasedString)
         json.key("liked"); json.bool(liked)
         json.key("likeCount"); json.int(likeCount)
         json.endObject()

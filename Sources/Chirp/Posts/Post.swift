@@ -9,7 +9,7 @@ struct Author: JSONWritable {
 
     func write(to json: inout JSONWriter) {
         json.beginObject()
-        json.key("id"); json.string(id.uuidString.lowercased())
+        json.key("id"); json.string(id.lowercasedString)
         json.key("username"); json.string(username)
         json.key("displayName"); json.string(displayName)
         json.endObject()
@@ -53,7 +53,7 @@ struct Post: JSONWritable {
 
     func write(to json: inout JSONWriter) {
         json.beginObject()
-        json.key("id"); json.string(id.uuidString.lowercased())
+        json.key("id"); json.string(id.lowercasedString)
         json.key("author"); author.write(to: &json)
         json.key("body"); json.string(body)
         json.key("createdAt"); json.string(createdAt.iso8601Seconds)

@@ -17,7 +17,7 @@ struct PostRoutes: Sendable {
         let viewer = try services.authenticator.requireViewer(of: request)
         let body = try JSONBody(request, allowed: ["body"])
         let text = try Validation.trimmedText(try body.string("body"), field: "body", maxLength: 500, minLength: 1)
-        return try idempotency.create(request, owner: viewer.uuidString.lowercased(), as: .user(viewer)) { transaction in
+        return try idempotency.create(request, owner: viewer.lowercasedString, as: .user(viewer)) { transaction in
             let result = try transaction.query("""
                 with p as (insert into posts (author_id, body) values (\(viewer), \(text)) returning *)
                 select \(unescaped: Post.columns) from p join users a on a.id = p.author_id

@@ -1,0 +1,136 @@
+import Foundation
+import HTTP
+import Postgres
+
+/// pgbench scripts that run exactly the statements an endpoint runs (built by the same query
+/// builders, with the same identity setup, pipelined the same way), so the benchmark can
+/// report each endpoint against the database's own ceiling for that work.
+///
+/// Values that vary per request become pgbench expressions over the seeded data's naming
+/// scheme (`SeedGenerator`): a user is `md5(:user_prefix || :uid)::uuid`, a post
+/// `md5(:post_prefix || :post)::uuid`, a username `'demo' || :author` (authors are drawn from
+/// other users than viewers, so nobody follows themselves). Every other value
+/// stays a bound parameter, passed with `-D`.
+public struct CeilingScript: Sendable {
+    public var name: String
+    /// The script, for `pgbench -f`.
+    public var text: String
+    /// `-D name=value` definitions of the constant parameters.
+    public var definitions: [(String, String)]
+}
+
+public enum CeilingScripts {
+    /// Placeholders the builders are called with, replaced by pgbench expressions.
+    static let viewer = UUID(uuidString: "00000000-0000-4000-8000-00000000beef")!
+    static let post = UUID(uuidString: "00000000-0000-4000-8000-0000000b0b0b")!
+    static let username = "bench_author"
+
+    /// - Parameters:
+    ///   - seed: the seed the database was made with.
+    ///   - deepPosition: where the deep-page workload starts (a position 10,000 posts down).
+    public static func all(seed: Int, deepPosition: (PostgresTimestamp, UUID)) throws -> [CeilingScript] {
+        let deep = KeysetPosition(timestamp: deepPosition.0, id: deepPosition.1)
+        let search = HTTPRequest(method: .GET, path: "/v1/search/posts", query: ["q": "swift"])
+        let signedIn = PostgresIdentity.user(viewer)
+        let anonymous = PostgresIdentity.anonymous
+        let limit = PageSize.defaultSize + 1
+        var scripts: [CeilingScript] = [
+            render("feed", seed: seed, [(signedIn, true, [TimelineSource.home(viewer: viewer).query(below: .top, above: .bottom, limit: limit)])]),
+            render("feed_deep", seed: seed, [(anonymous, true, [TimelineSource.global.query(below: deep, above: .bottom, limit: limit)])]),
+            // Not an endpoint: OFFSET paging at the deep page's depth, for contrast.
+            render("offset_deep", seed: seed, [(anonymous, true, [
+                """
+                select \(unescaped: Post.columns) from posts p join users a on a.id = p.author_id
+                order by p.created_at desc, p.id desc offset \(10_000) limit \(limit)
+                """,
+            ])]),
+            render("global", seed: seed, [(anonymous, true, [TimelineSource.global.query(below: .top, above: .bottom, limit: limit)])]),
+            render("user_posts", seed: seed, [(anonymous, true, [
+                TimelineSource.author(username: username).query(below: .top, above: .bottom, limit: limit),
+                "select exists (select from users where username = \(username))",
+            ])]),
+            render("explore", seed: seed, [(anonymous, false, ExploreRoutes.firstPage(limit: limit))]),
+            render("comments", seed: seed, [(anonymous, true, [
+                CommentQueries.thread(of: post, after: .bottom, limit: limit), CommentQueries.postExists(post),
+            ])]),
+            // The profile's two reads: the service runs them at once on two connections.
+            render("profile", seed: seed, [
+                (anonymous, true, ["select \(unescaped: Profile.columns) from users u where u.username = \(username)"]),
+                (anonymous, true, [TimelineSource.author(username: username).query(below: .top, above: .bottom, limit: limit)]),
+            ]),
+            render("search", seed: seed, [(anonymous, true, [
+                SearchQueries.posts(matching: try SearchTerm(search), order: .recent, page: try OffsetPage(search)),
+                SearchQueries.postCount(matching: try SearchTerm(search)),
+            ])]),
+            render("like", seed: seed, [(signedIn, false, [LikeQueries.like(post, by: viewer), LikeQueries.likeCount(of: post)])]),
+            render("unlike", seed: seed, [(signedIn, false, [LikeQueries.unlike(post, by: viewer), LikeQueries.likeCount(of: post)])]),
+            render("follow", seed: seed, [(signedIn, false, [
+                """
+                insert into follows (follower_id, followee_id)
+                select (select app.user_id()), u.id from users u where u.username = \(username)
+                on conflict do nothing
+                """,
+                "select follower_count from users where username = \(username)",
+            ])]),
+        ]
+        // Creates run their insert with BEGIN and the identity, then COMMIT on its own.
+        scripts.append(render("post", seed: seed, [(signedIn, false, [
+            """
+            with p as (insert into posts (author_id, body) values (\(viewer), \("Benchmarking the write path")) returning *)
+            select \(unescaped: Post.columns) from p join users a on a.id = p.author_id
+            """,
+        ])], commitApart: true))
+        scripts.append(render("comment", seed: seed, [(signedIn, false, [
+            CommentQueries.create(on: post, parent: nil, by: viewer, body: "Benchmarking the comment path"),
+        ])], commitApart: true))
+        return scripts
+    }
+
+    /// One pgbench transaction per `(identity, readOnly, statements)`, each a pipeline.
+    static func render(
+        _ name: String, seed: Int, _ transactions: [(PostgresIdentity, Bool, [PostgresQuery])], commitApart: Bool = false
+    ) -> CeilingScript {
+        // The seed's naming scheme, as parameters: a quoted ':' would read as a variable.
+        var definitions = [("user_prefix", "user:\(seed):"), ("post_prefix", "post:\(seed):")]
+        // Who and what each transaction is about, drawn like the HTTP load draws them.
+        var lines = [
+            "\\set uid random(1, :bench_users)",
+            "\\set author random(:bench_users + 1, 2 * :bench_users)",
+            "\\set post random(1, :bench_posts)",
+        ]
+        func statement(_ query: PostgresQuery, identity: Bool) -> String {
+            var sql = query.sql
+            for (index, binding) in query.bindings.enumerated().reversed() {
+                let placeholder = "$\(index + 1)"
+                let replacement: String
+                switch binding {
+                case viewer.postgresText?: replacement = "md5(:user_prefix || :uid)::uuid" + (identity ? "::text" : "")
+                case post.postgresText?: replacement = "md5(:post_prefix || :post)::uuid"
+                case username?: replacement = "('demo' || :author)"
+                case nil: replacement = "null"
+                default:
+                    let variable = "c\(definitions.count + 1)"
+                    definitions.append((variable, binding ?? "null"))
+                    replacement = ":\(variable)"
+                }
+                sql = sql.replacingOccurrences(of: placeholder, with: replacement, options: [], range: sql.range(of: placeholder, options: .backwards))
+            }
+            // pgbench ends a command at the line's end: one line per statement.
+            return sql.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }.joined(separator: " ") + ";"
+        }
+        for (identity, readOnly, queries) in transactions {
+            lines.append("\\startpipeline")
+            lines.append(readOnly ? "begin read only;" : "begin;")
+            lines.append(statement(identity.statement, identity: true))
+            lines += queries.map { statement($0, identity: false) }
+            if commitApart {
+                lines.append("\\endpipeline")
+                lines.append("commit;")
+            } else {
+                lines.append("commit;")
+                lines.append("\\endpipeline")
+            }
+        }
+        return CeilingScript(name: name, text: lines.joined(separator: "\n") + "\n", definitions: definitions)
+    }
+}

@@ -1,0 +1,27 @@
+import Chirp
+import Foundation
+import Postgres
+
+/// `chirp bench-scripts DIR --seed N --deep MICROS UUID`: writes the pgbench ceiling scripts
+/// (`NAME.sql`, and `NAME.args` with one `-D` definition a line) for `bench/run`.
+enum BenchScripts {
+    static func write(_ arguments: [String]) throws {
+        guard let directory = arguments.first,
+              let seedIndex = arguments.firstIndex(of: "--seed"), seedIndex + 1 < arguments.count,
+              let seed = Int(arguments[seedIndex + 1]),
+              let deepIndex = arguments.firstIndex(of: "--deep"), deepIndex + 2 < arguments.count,
+              let micros = Int64(arguments[deepIndex + 1]), let id = UUID(uuidString: arguments[deepIndex + 2])
+        else {
+            throw Environment.Invalid(description: "usage: chirp bench-scripts DIR --seed N --deep MICROSECONDS UUID")
+        }
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let scripts = try CeilingScripts.all(seed: seed, deepPosition: (PostgresTimestamp(microsecondsSinceEpoch: micros), id))
+        for script in scripts {
+            let base = URL(fileURLWithPath: directory).appendingPathComponent(script.name)
+            try script.text.write(to: base.appendingPathExtension("sql"), atomically: true, encoding: .utf8)
+            let args = script.definitions.map { "-D\n\($0.0)=\($0.1)" }.joined(separator: "\n")
+            try args.write(to: base.appendingPathExtension("args"), atomically: true, encoding: .utf8)
+        }
+        report("wrote \(scripts.count) ceiling scripts to \(directory)")
+    }
+}

@@ -1,0 +1,190 @@
+#!/usr/bin/env python3
+"""Runs each workload through wrk (HTTP) and pgbench (the same SQL), and writes the report.
+
+Called by bench/run, which prepares the database and starts the service."""
+import argparse, datetime, json, os, platform, re, subprocess, sys, tempfile, time, urllib.request
+
+VIEWERS = 64          # demo1..demo64 sign in; authors are demo65..demo128
+POSTS = 1000          # the 1,000 posts workloads pick from (the seed's most liked and commented)
+
+def http(method, url, body=None, token=None):
+    data = json.dumps(body).encode() if body is not None else None
+    request = urllib.request.Request(url, data=data, method=method)
+    if data is not None:
+        request.add_header("Content-Type", "application/json")
+    if token:
+        request.add_header("Authorization", "Bearer " + token)
+    with urllib.request.urlopen(request) as response:
+        return json.loads(response.read() or b"null")
+
+def psql(url, sql):
+    return subprocess.run(["psql", "-X", "-At", url, "-c", sql], check=True, capture_output=True, text=True).stdout.strip()
+
+def lua_list(values):
+    return "{" + ",".join('"%s"' % v for v in values) + "}"
+
+def wrk(args, name, method, path, tokens, posts, authors, connections, duration, body=None, auth=False, alternate=None):
+    """Returns requests/s, p50 and p99 in ms, and errors (socket errors and non-2xx)."""
+    script = """
+local tokens = %s
+local posts = %s
+local authors = %s
+local method, template, body, auth, alternate = "%s", "%s", %s, %s, %s
+local counter = 0
+request = function()
+  counter = counter + 1
+  local path = template:gsub("{post}", posts[math.random(#posts)]):gsub("{author}", authors[math.random(#authors)])
+  local headers = {}
+  if auth then headers["Authorization"] = "Bearer " .. tokens[math.random(#tokens)] end
+  if body then headers["Content-Type"] = "application/json" end
+  local verb = method
+  if alternate and math.random(2) == 1 then verb = alternate end
+  return wrk.format(verb, path, headers, body)
+end
+""" % (lua_list(tokens), lua_list(posts), lua_list(authors), method, path,
+       json.dumps(json.dumps(body)) if body is not None else "nil", "true" if auth else "false",
+       '"%s"' % alternate if alternate else "nil")
+    with tempfile.NamedTemporaryFile("w", suffix=".lua", delete=False) as handle:
+        handle.write(script)
+    output = subprocess.run(["wrk", "-t%d" % min(2, connections), "-c%d" % connections, "-d%ds" % duration, "--latency", "-s", handle.name, args.service],
+                            check=True, capture_output=True, text=True).stdout
+    os.unlink(handle.name)
+    def latency(percent):
+        match = re.search(r"^\s+%s%%\s+([\d.]+)(us|ms|s)" % percent, output, re.M)
+        value, unit = float(match.group(1)), match.group(2)
+        return value / 1000 if unit == "us" else value * 1000 if unit == "s" else value
+    rps = float(re.search(r"Requests/sec:\s+([\d.]+)", output).group(1))
+    errors = sum(int(x) for x in re.findall(r"(?:connect|read|write|timeout) (\d+)", output))
+    non2xx = re.search(r"Non-2xx or 3xx responses: (\d+)", output)
+    errors += int(non2xx.group(1)) if non2xx else 0
+    return {"rps": rps, "p50": latency(50), "p99": latency(99), "errors": errors}
+
+def pgbench(args, scripts, script_dir, connections, duration, posts=POSTS):
+    """Transactions per second of the same statements, at the same concurrency."""
+    command = ["pgbench", "-n", "-M", "prepared", "-c", str(connections), "-j", "2", "-T", str(duration),
+               "-D", "bench_users=%d" % VIEWERS, "-D", "bench_posts=%d" % posts]
+    for name in scripts:
+        command += ["-f", os.path.join(script_dir, name + ".sql")]
+        with open(os.path.join(script_dir, name + ".args")) as handle:
+            lines = [line for line in handle.read().split("\n") if line]
+        command += lines
+    command.append(args.database)
+    output = subprocess.run(command, capture_output=True, text=True)
+    if output.returncode != 0:
+        raise SystemExit("pgbench failed for %s: %s" % (scripts, output.stderr))
+    tps = float(re.search(r"tps = ([\d.]+)", output.stdout).group(1))
+    latency = float(re.search(r"latency average = ([\d.]+) ms", output.stdout).group(1))
+    return {"tps": tps, "latency_ms": latency}
+
+def rss_mib(pid):
+    with open("/proc/%d/status" % pid) as handle:
+        return int(re.search(r"VmRSS:\s+(\d+) kB", handle.read()).group(1)) / 1024
+
+def main():
+    parser = argparse.ArgumentParser()
+    for flag in ["--chirp", "--service", "--database", "--admin", "--size"]:
+        parser.add_argument(flag, required=True)
+    parser.add_argument("--service-pid", type=int, required=True)
+    parser.add_argument("--connections", type=int, default=16)
+    parser.add_argument("--duration", type=int, default=10)
+    args = parser.parse_args()
+    c, d = args.connections, args.duration
+
+    print("== preparing: sign-ins, sample ids, the deep cursor", file=sys.stderr)
+    tokens = [http("POST", args.service + "/v1/auth/login", {"username": "demo%d" % i, "password": "chirp-demo-password"})["accessToken"]
+              for i in range(1, VIEWERS + 1)]
+    posts = psql(args.admin, "select string_agg(md5('post:1:' || i)::uuid::text, ',' order by i) from generate_series(1, %d) i" % POSTS).split(",")
+    authors = ["demo%d" % i for i in range(VIEWERS + 1, 2 * VIEWERS + 1)]
+    cursor, depth = None, 0
+    while depth < 10000:
+        page = http("GET", args.service + "/v1/posts?limit=50" + ("&cursor=" + cursor if cursor else ""))
+        cursor, depth = page["nextCursor"], depth + len(page["items"])
+    micros, deep_id = psql(args.admin, "select (extract(epoch from created_at) * 1000000)::int8, id from posts "
+                           "order by created_at desc, id desc offset 9999 limit 1").split("|")
+    script_dir = tempfile.mkdtemp(prefix="chirp-ceilings-")
+    subprocess.run([args.chirp, "bench-scripts", script_dir, "--seed", "1", "--deep", micros, deep_id], check=True)
+
+    results = {"idle_rss_mib": rss_mib(args.service_pid)}
+    workloads = [
+        # name, kind, method, path, body, auth, alternate method, ceiling scripts, posts to pick from
+        ("feed", "read", "GET", "/v1/feed", None, True, None, ["feed"], POSTS),
+        ("feed_deep", "read", "GET", "/v1/posts?cursor=" + cursor, None, False, None, ["feed_deep"], POSTS),
+        ("global", "read", "GET", "/v1/posts", None, False, None, ["global"], POSTS),
+        ("explore", "read", "GET", "/v1/explore", None, False, None, ["explore"], POSTS),
+        ("comments", "read", "GET", "/v1/posts/{post}/comments", None, False, None, ["comments"], POSTS),
+        ("profile", "read", "GET", "/v1/users/{author}", None, False, None, ["profile"], POSTS),
+        ("user_posts", "read", "GET", "/v1/users/{author}/posts", None, False, None, ["user_posts"], POSTS),
+        ("search", "read", "GET", "/v1/search/posts?q=swift", None, False, None, ["search"], POSTS),
+        ("like_unlike", "write", "PUT", "/v1/posts/{post}/like", None, True, "DELETE", ["like", "unlike"], POSTS),
+        ("like_unlike_hot", "write", "PUT", "/v1/posts/{post}/like", None, True, "DELETE", ["like", "unlike"], 1),
+        ("comment", "write", "POST", "/v1/posts/{post}/comments", {"body": "Benchmarking the comment path"}, True, None, ["comment"], POSTS),
+        ("post", "write", "POST", "/v1/posts", {"body": "Benchmarking the write path"}, True, None, ["post"], POSTS),
+        ("follow_unfollow", "write", "PUT", "/v1/users/{author}/follow", None, True, "DELETE", ["follow"], POSTS),
+    ]
+    for name, kind, method, path, body, auth, alternate, scripts, post_count in workloads:
+        print("== %s" % name, file=sys.stderr)
+        chosen = posts[:post_count]
+        http_result = wrk(args, name, method, path, tokens, chosen, authors, c, d, body, auth, alternate)
+        ceiling = pgbench(args, scripts, script_dir, c, d, post_count)
+        results[name] = dict(http_result, kind=kind, ceiling_tps=ceiling["tps"],
+                             ratio=round(http_result["rps"] / ceiling["tps"], 3))
+        print("   %.0f req/s, p50 %.2f ms, p99 %.2f ms, errors %d; ceiling %.0f tps; ratio %.2f" % (
+            http_result["rps"], http_result["p50"], http_result["p99"], http_result["errors"], ceiling["tps"], results[name]["ratio"]),
+            file=sys.stderr)
+
+    print("== keyset depth, offset contrast, profile concurrency, memory", file=sys.stderr)
+    results["offset_deep_ceiling"] = pgbench(args, ["offset_deep"], script_dir, c, d)
+    results["keyset_deep_ceiling"] = pgbench(args, ["feed_deep"], script_dir, c, d)
+    results["depth_p99_ratio"] = round(results["feed_deep"]["p99"] / results["global"]["p99"], 3)
+    alone_profile = wrk(args, "profile", "GET", "/v1/users/{author}", tokens, posts, authors, 1, d)
+    alone_posts = wrk(args, "user_posts", "GET", "/v1/users/{author}/posts", tokens, posts, authors, 1, d)
+    alone_reads = pgbench(args, ["profile"], script_dir, 1, d)
+    results["profile_concurrency"] = {
+        "profile_p50_ms": alone_profile["p50"], "posts_read_p50_ms": alone_posts["p50"],
+        "ratio_to_slower_read": round(alone_profile["p50"] / alone_posts["p50"], 3),
+        "both_reads_sequential_ms": alone_reads["latency_ms"]}
+    invariant = psql(args.admin, "select count(*) from posts p where like_count <> (select count(*) from likes l where l.post_id = p.id)")
+    results["like_count_mismatches"] = int(invariant)
+    for connections in (64, 512):
+        process = subprocess.Popen(["wrk", "-t2", "-c%d" % connections, "-d%ds" % d, args.service + "/v1/posts"],
+                                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        time.sleep(d * 0.7)
+        results["rss_mib_%d" % connections] = rss_mib(args.service_pid)
+        process.wait()
+
+    write_report(args, results)
+    print("feed ratio: %.2f" % results["feed"]["ratio"])
+
+def write_report(args, results):
+    os.makedirs("docs", exist_ok=True)
+    results["date"] = datetime.date.today().isoformat()
+    results["machine"] = "%s, %d cores, %s" % (platform.machine(), os.cpu_count(), platform.release())
+    results["connections"] = args.connections
+    results["duration_s"] = args.duration
+    results["size"] = args.size
+    with open("docs/benchmarks.json", "w") as handle:
+        json.dump(results, handle, indent=2, sort_keys=True)
+    rows = []
+    for name, value in results.items():
+        if isinstance(value, dict) and "ratio" in value:
+            target = 0.75 if value["kind"] == "read" else 0.6
+            rows.append("| %s | %s | %.0f | %.2f | %.2f | %d | %.0f | **%.2f** | %.2f |" % (
+                name, value["kind"], value["rps"], value["p50"], value["p99"], value["errors"], value["ceiling_tps"], value["ratio"], target))
+    profile = results["profile_concurrency"]
+    template = open("bench/REPORT.md.in").read()
+    report = template.format(
+        date=results["date"], machine=results["machine"], size=args.size, connections=args.connections, duration=args.duration,
+        rows="\n".join(rows), depth_ratio=results["depth_p99_ratio"],
+        keyset_tps=results["keyset_deep_ceiling"]["tps"], offset_tps=results["offset_deep_ceiling"]["tps"],
+        offset_ms=results["offset_deep_ceiling"]["latency_ms"], keyset_ms=results["keyset_deep_ceiling"]["latency_ms"],
+        profile_p50=profile["profile_p50_ms"], posts_p50=profile["posts_read_p50_ms"], profile_ratio=profile["ratio_to_slower_read"],
+        sequential_ms=profile["both_reads_sequential_ms"],
+        hot=results["like_unlike_hot"]["rps"], spread=results["like_unlike"]["rps"],
+        hot_ratio=results["like_unlike_hot"]["rps"] / results["like_unlike"]["rps"],
+        mismatches=results["like_count_mismatches"],
+        rss_idle=results["idle_rss_mib"], rss_64=results["rss_mib_64"], rss_512=results["rss_mib_512"])
+    with open("docs/BENCHMARKS.md", "w") as handle:
+        handle.write(report)
+
+if __name__ == "__main__":
+    main()
