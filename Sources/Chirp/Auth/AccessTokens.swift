@@ -1,4 +1,3 @@
-import CSodium
 import Foundation
 import Postgres
 
@@ -19,7 +18,6 @@ public struct AccessTokens: Sendable {
     public static let issuer = "chirp"
 
     public init(secret: [UInt8], lifetimeSeconds: Int = 900, leewaySeconds: Int = 30) {
-        _ = Sodium.ready
         self.secret = secret
         self.lifetime = lifetimeSeconds
         self.leeway = leewaySeconds
@@ -53,9 +51,7 @@ public struct AccessTokens: Sendable {
 
         let signingInput = Array(token.utf8.prefix(parts[0].utf8.count + 1 + parts[1].utf8.count))
         let expected = mac(signingInput)
-        guard signature.count == expected.count,
-              sodium_memcmp(signature, expected, expected.count) == 0
-        else { throw .invalid }
+        guard HMAC.equal(signature, expected) else { throw .invalid }
 
         guard let claims = Self.object(claimBytes),
               case .string(let subject)? = claims["sub"], let userID = UUID(uuidString: subject),
@@ -78,12 +74,7 @@ public struct AccessTokens: Sendable {
     }
 
     private func mac(_ message: [UInt8]) -> [UInt8] {
-        var state = crypto_auth_hmacsha256_state()
-        var out = [UInt8](repeating: 0, count: Int(crypto_auth_hmacsha256_BYTES))
-        crypto_auth_hmacsha256_init(&state, secret, secret.count)
-        crypto_auth_hmacsha256_update(&state, message, UInt64(message.count))
-        crypto_auth_hmacsha256_final(&state, &out)
-        return out
+        HMAC.sha256(key: secret, message: message)
     }
 
     private static func object(_ bytes: [UInt8]) -> [String: JSONValue]? {

@@ -13,10 +13,7 @@ enum RefreshTokens {
     }
 
     static func hash(_ token: String) -> [UInt8] {
-        var digest = [UInt8](repeating: 0, count: Int(crypto_hash_sha256_BYTES))
-        let bytes = Array(token.utf8)
-        crypto_hash_sha256(&digest, bytes, UInt64(bytes.count))
-        return digest
+        SHA256.hash(Array(token.utf8))
     }
 
     /// Whether `text` could be a token at all: checked before any database work.

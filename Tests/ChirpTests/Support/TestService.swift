@@ -6,20 +6,13 @@ import Postgres
 /// A running service on an ephemeral port, over its own fresh database.
 final class TestService: @unchecked Sendable {  // immutable after init
     let database: TestDatabase
-    let service: ChirpService
-    let client: TestClient
+    let instance: TestServiceInstance
+    var service: ChirpService { instance.service }
+    var client: TestClient { instance.client }
 
     init(configure: (inout ChirpConfiguration) -> Void = { _ in }) throws {
         database = try TestDatabase()
-        var configuration = ChirpConfiguration.forTests(on: database)
-        configure(&configuration)
-        service = ChirpService(configuration: configuration)
-        try service.start()
-        client = TestClient(port: service.port)
-    }
-
-    deinit {
-        service.shutdown()
+        instance = try TestServiceInstance(on: database, configure: configure)
     }
 
     /// Signs up a new user with a unique name and returns their session.
