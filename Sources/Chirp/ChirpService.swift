@@ -26,9 +26,10 @@ public final class ChirpService: Sendable {
         let tokens = AccessTokens(secret: configuration.jwtSecret)
         let authenticator = Authenticator(tokens: tokens)
         let services = Services(pool: pool, authenticator: authenticator, cursors: CursorCodec(secret: configuration.jwtSecret))
-        let idempotency = Idempotency(pool: pool)
+        let idempotency = Idempotency(
+            pool: pool, fingerprintKey: HMAC.sha256(key: configuration.jwtSecret, message: Array("chirp idempotency fingerprints v1".utf8)))
         AuthRoutes(
-            pool: pool, hasher: hasher, tokens: tokens, authenticator: authenticator,
+            pool: pool, hasher: hasher, tokens: tokens, authenticator: authenticator, idempotency: idempotency,
             limits: configuration.rateLimits, decoyHash: (try? hasher.hash(UUID().uuidString)) ?? ""
         ).register(on: router)
         FeedRoutes(services: services).register(on: router)

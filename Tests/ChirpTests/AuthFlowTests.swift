@@ -90,4 +90,24 @@ import Testing
         #expect(anonymous.status == 401)
         #expect(anonymous.header("WWW-Authenticate")?.hasPrefix("Bearer") == true)
     }
+
+    @Test func aRetriedSignUpWithItsIdempotencyKeyReplaysWithAFreshSession() async throws {
+        let username = "idem_\(UUID().uuidString.prefix(8).lowercased())"
+        let body: [String: Any] = ["username": username, "password": "correct horse battery"]
+        let key = UUID().uuidString
+        let first = try await app.client.post("/v1/auth/signup", json: body, headers: ["Idempotency-Key": key])
+        let retry = try await app.client.post("/v1/auth/signup", json: body, headers: ["Idempotency-Key": key])
+        #expect(first.status == 201 && retry.status == 201)
+        #expect(retry.header("Idempotent-Replayed") == "true")
+        #expect(first.json["user"]["id"] == retry.json["user"]["id"])
+        #expect(first.json["refreshToken"] != retry.json["refreshToken"])
+        #expect(try await app.client.get("/v1/me", token: retry.json["accessToken"].string).status == 200)
+        let stored = try app.database.scalar(
+            "select convert_from(response_body, 'UTF8') from idempotency_keys where idempotency_key = \(key)", as: String.self)
+        #expect(stored == first.json["user"]["id"].string)  // no token is kept
+        var other = body
+        other["password"] = "another password here"
+        #expect(try await app.client.post("/v1/auth/signup", json: other, headers: ["Idempotency-Key": key]).status == 422)
+        #expect(try await app.client.post("/v1/auth/signup", json: body, headers: ["Idempotency-Key": "has space"]).status == 400)
+    }
 }

@@ -51,6 +51,178 @@ import Testing
     }
 }
 
+/// Real answers of the running service, for every operation and most error statuses, checked
+/// against the document's response schemas and required headers (the fuzzing stage does the
+/// same with generated requests; this keeps a deterministic copy in `swift test`).
+@Suite struct OpenAPIResponseTests {
+    let app: TestService
+    let schemas: OpenAPISchemas
+
+    init() throws {
+        app = try TestService { $0.openAPIPath = OpenAPIContractTests.documentURL.path }
+        schemas = try OpenAPISchemas(yaml: String(contentsOf: OpenAPIContractTests.documentURL, encoding: .utf8))
+    }
+
+    /// Sends a request and checks its answer against the operation `template` documents.
+    @discardableResult
+    func check(
+        _ method: String, _ template: String, _ path: String, _ status: Int,
+        json: [String: Any]? = nil, raw: String? = nil, token: String? = nil,
+        headers: [String: String] = [:], contentType: String = "application/json",
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) async throws -> TestClient.Response {
+        let body = try json.map { try JSONSerialization.data(withJSONObject: $0) } ?? raw.map { Data($0.utf8) }
+        let response = try await app.client.request(method, path, body: body, token: token, headers: headers, contentType: contentType)
+        let label = "\(method) \(path) → \(response.status)"
+        #expect(response.status == status, "\(label): \(response.text)", sourceLocation: sourceLocation)
+        guard let documented = schemas.response(method, template, status: response.status) else {
+            Issue.record("\(label): status not documented for \(method) \(template)", sourceLocation: sourceLocation)
+            return response
+        }
+        for (name, header) in (documented["headers"].map { $0.keys.map { ($0, schemas.resolve(documented["headers"]?[$0] ?? .null)) } } ?? [])
+        where header["required"] == .bool(true) {
+            #expect(response.header(name) != nil, "\(label): lacks required header \(name)", sourceLocation: sourceLocation)
+        }
+        let mediaType = response.header("Content-Type")?.split(separator: ";").first.map(String.init) ?? ""
+        if let content = documented["content"] {
+            guard let schema = content[mediaType]?["schema"] else {
+                Issue.record("\(label): content type \(mediaType) not documented", sourceLocation: sourceLocation)
+                return response
+            }
+            if mediaType.hasSuffix("json") {
+                let value = try JSONSerialization.jsonObject(with: response.body, options: [.fragmentsAllowed])
+                for violation in schemas.violations(of: value, against: schema) {
+                    Issue.record("\(label): \(violation)", sourceLocation: sourceLocation)
+                }
+            }
+        } else {
+            #expect(response.body.isEmpty, "\(label): documented without a body", sourceLocation: sourceLocation)
+        }
+        return response
+    }
+
+    /// The checker itself: a post that breaks each rule is refused for each.
+    @Test func theCheckerRefusesWhatTheDocumentForbids() throws {
+        let post: YAMLValue = .mapping([("$ref", .string("#/components/schemas/Post"))])
+        let good: [String: Any] = [
+            "id": "0b7e1f0a-3c1d-4e5f-8a9b-0c1d2e3f4a5b",
+            "author": ["id": "0b7e1f0a-3c1d-4e5f-8a9b-0c1d2e3f4a5c", "username": "ada", "displayName": "Ada"],
+            "body": "hello", "createdAt": "2026-11-30T10:53:13Z", "likeCount": 0, "commentCount": 2, "likedByMe": false,
+        ]
+        #expect(schemas.violations(of: good, against: post).isEmpty)
+        let broken: [(String, (inout [String: Any]) -> Void)] = [
+            ("undocumented property", { $0["authorId"] = "x" }),
+            ("lacks required", { $0["likedByMe"] = nil }),
+            ("not of type integer", { $0["likeCount"] = "1" }),
+            ("not of type boolean", { $0["likedByMe"] = 1 }),
+            ("below 0", { $0["commentCount"] = -1 }),
+            ("does not match", { $0["createdAt"] = "2026-11-30T10:53:13.123Z" }),
+            ("does not match", { $0["id"] = "0B7E1F0A-3C1D-4E5F-8A9B-0C1D2E3F4A5B" }),
+            ("longer than 500", { $0["body"] = String(repeating: "é", count: 501) }),
+            ("does not match", { $0["author"] = ["id": "0b7e1f0a-3c1d-4e5f-8a9b-0c1d2e3f4a5c", "username": "Ada", "displayName": "Ada"] }),
+        ]
+        for (expected, breakIt) in broken {
+            var value = good
+            breakIt(&value)
+            let violations = schemas.violations(of: value, against: post)
+            #expect(violations.contains { $0.contains(expected) }, "\(expected): \(violations)")
+        }
+        let problem: YAMLValue = .mapping([("$ref", .string("#/components/responses/NotFound"))])
+        let notFoundSchema = try #require(schemas.resolve(problem)["content"]?["application/problem+json"]?["schema"])
+        let wrongCode: [String: Any] = ["type": "about:blank", "title": "Not Found", "status": 404, "code": "gone", "detail": "", "requestId": "r"]
+        #expect(!schemas.violations(of: wrongCode, against: notFoundSchema).isEmpty)
+    }
+
+    @Test func everyOperationAnswersAsDocumented() async throws {
+        // Accounts and sessions.
+        let name = "doc_\(UUID().uuidString.prefix(8).lowercased())"
+        let session = try await check("POST", "/v1/auth/signup", "/v1/auth/signup", 201,
+                                      json: ["username": name.uppercased(), "password": "correct horse battery", "displayName": "Doc"])
+        let token = try #require(session.json["accessToken"].string)
+        let refresh = try #require(session.json["refreshToken"].string)
+        try await check("POST", "/v1/auth/signup", "/v1/auth/signup", 409, json: ["username": name, "password": "correct horse battery"])
+        try await check("POST", "/v1/auth/signup", "/v1/auth/signup", 422, json: ["username": "x", "password": "correct horse battery"])
+        try await check("POST", "/v1/auth/signup", "/v1/auth/signup", 400, raw: "{")
+        try await check("POST", "/v1/auth/signup", "/v1/auth/signup", 415, raw: "{}", contentType: "text/plain")
+        try await check("POST", "/v1/auth/login", "/v1/auth/login", 200, json: ["username": name, "password": "correct horse battery"])
+        try await check("POST", "/v1/auth/login", "/v1/auth/login", 401, json: ["username": name, "password": "wrong horse battery"])
+        let rotated = try await check("POST", "/v1/auth/refresh", "/v1/auth/refresh", 200, json: ["refreshToken": refresh])
+        try await check("POST", "/v1/auth/refresh", "/v1/auth/refresh", 401, json: ["refreshToken": "nope"])
+        try await check("POST", "/v1/auth/logout", "/v1/auth/logout", 204, json: ["refreshToken": rotated.json["refreshToken"].string ?? ""], token: token)
+        try await check("POST", "/v1/auth/logout", "/v1/auth/logout", 401, json: ["refreshToken": "x"])
+        try await check("GET", "/v1/me", "/v1/me", 200, token: token)
+        try await check("GET", "/v1/me", "/v1/me", 401, token: "not.a.token")
+        try await check("PATCH", "/v1/me", "/v1/me", 200, json: ["displayName": "  Doc Writer  ", "bio": "Line one\nline two"], token: token)
+        try await check("PATCH", "/v1/me", "/v1/me", 422, json: ["bio": String(repeating: "b", count: 301)], token: token)
+        let other = try await app.signUp("doc_other")
+
+        // Posts, timelines, explore.
+        let post = try await check("POST", "/v1/posts", "/v1/posts", 201, json: ["body": "documented ✓"], token: token, headers: ["Idempotency-Key": "doc-1"])
+        let replay = try await check("POST", "/v1/posts", "/v1/posts", 201, json: ["body": "documented ✓"], token: token, headers: ["Idempotency-Key": "doc-1"])
+        #expect(replay.header("Idempotent-Replayed") == "true")
+        try await check("POST", "/v1/posts", "/v1/posts", 422, json: ["body": "different"], token: token, headers: ["Idempotency-Key": "doc-1"])
+        try await check("POST", "/v1/posts", "/v1/posts", 400, json: ["body": "x"], token: token, headers: ["Idempotency-Key": "has space"])
+        try await check("POST", "/v1/posts", "/v1/posts", 422, json: ["body": "   "], token: token)
+        try await check("POST", "/v1/posts", "/v1/posts", 401, json: ["body": "x"])
+        let postID = try #require(post.json["id"].string)
+        try await check("GET", "/v1/posts/{id}", "/v1/posts/\(postID)", 200)
+        try await check("GET", "/v1/posts/{id}", "/v1/posts/not-a-uuid", 400)
+        try await check("GET", "/v1/posts/{id}", "/v1/posts/\(UUID())", 404)
+        for _ in 0..<3 { _ = try await app.client.post("/v1/posts", json: ["body": "filler"], token: token) }
+        let first = try await check("GET", "/v1/posts", "/v1/posts?limit=2", 200)
+        let etag = try #require(first.header("ETag"))
+        try await check("GET", "/v1/posts", "/v1/posts?limit=2", 304, headers: ["If-None-Match": etag])
+        let next = try #require(first.json["nextCursor"].string)
+        try await check("GET", "/v1/posts", "/v1/posts?limit=2&cursor=\(next)", 200)
+        let head = try #require(first.json["headCursor"].string)
+        _ = try await app.client.post("/v1/posts", json: ["body": "newer"], token: token)
+        try await check("GET", "/v1/posts", "/v1/posts?since=\(head)", 200)
+        try await check("GET", "/v1/posts", "/v1/posts?cursor=garbled", 400)
+        try await check("GET", "/v1/posts", "/v1/posts?limit=0", 400)
+        try await check("GET", "/v1/feed", "/v1/feed", 200, token: token)
+        try await check("GET", "/v1/feed", "/v1/feed", 401)
+        try await check("GET", "/v1/explore", "/v1/explore?limit=2", 200)
+        try await check("GET", "/v1/explore", "/v1/explore?cursor=garbled", 400)
+
+        // Likes and comments.
+        try await check("PUT", "/v1/posts/{id}/like", "/v1/posts/\(postID)/like", 200, token: other.accessToken)
+        try await check("PUT", "/v1/posts/{id}/like", "/v1/posts/\(UUID())/like", 404, token: other.accessToken)
+        try await check("GET", "/v1/posts/{id}/likes", "/v1/posts/\(postID)/likes", 200)
+        try await check("DELETE", "/v1/posts/{id}/like", "/v1/posts/\(postID)/like", 200, token: other.accessToken)
+        let comment = try await check("POST", "/v1/posts/{id}/comments", "/v1/posts/\(postID)/comments", 201, json: ["body": "first!"], token: other.accessToken)
+        let commentID = try #require(comment.json["id"].string)
+        try await check("POST", "/v1/posts/{id}/comments", "/v1/posts/\(postID)/comments", 201, json: ["body": "a reply", "parentId": commentID], token: token)
+        try await check("POST", "/v1/posts/{id}/comments", "/v1/posts/\(postID)/comments", 422, json: ["body": "x", "parentId": UUID().uuidString], token: token)
+        try await check("POST", "/v1/posts/{id}/comments", "/v1/posts/\(UUID())/comments", 404, json: ["body": "x"], token: token)
+        try await check("GET", "/v1/posts/{id}/comments", "/v1/posts/\(postID)/comments", 200)
+        try await check("GET", "/v1/comments/{id}/replies", "/v1/comments/\(commentID)/replies", 200)
+        try await check("GET", "/v1/comments/{id}/replies", "/v1/comments/\(UUID())/replies", 404)
+
+        // Users, follows, search.
+        try await check("GET", "/v1/users/{username}", "/v1/users/\(name.uppercased())", 200)
+        let profile = try await check("GET", "/v1/users/{username}", "/v1/users/\(name)?limit=1", 200)
+        try await check("GET", "/v1/users/{username}", "/v1/users/\(name)?limit=1", 304, headers: ["If-None-Match": profile.header("ETag") ?? ""])
+        try await check("GET", "/v1/users/{username}", "/v1/users/no", 404)
+        try await check("GET", "/v1/users/{username}/posts", "/v1/users/\(name)/posts", 200)
+        try await check("PUT", "/v1/users/{username}/follow", "/v1/users/\(other.username)/follow", 200, token: token)
+        try await check("PUT", "/v1/users/{username}/follow", "/v1/users/\(name)/follow", 422, token: token)
+        try await check("DELETE", "/v1/users/{username}/follow", "/v1/users/\(other.username)/follow", 200, token: token)
+        try await check("GET", "/v1/search/posts", "/v1/search/posts?q=documented&sort=top", 200)
+        try await check("GET", "/v1/search/posts", "/v1/search/posts", 400)
+        try await check("GET", "/v1/search/users", "/v1/search/users?q=doc&per=5", 200)
+
+        // Deletes, operations, the document.
+        try await check("DELETE", "/v1/comments/{id}", "/v1/comments/\(commentID)", 403, token: app.signUp("doc_third").accessToken)
+        try await check("DELETE", "/v1/comments/{id}", "/v1/comments/\(commentID)", 204, token: token)
+        try await check("DELETE", "/v1/posts/{id}", "/v1/posts/\(postID)", 403, token: other.accessToken)
+        try await check("DELETE", "/v1/posts/{id}", "/v1/posts/\(postID)", 204, token: token)
+        try await check("GET", "/healthz", "/healthz", 200)
+        try await check("GET", "/readyz", "/readyz", 200)
+        try await check("GET", "/metrics", "/metrics", 200)
+        try await check("GET", "/openapi.yaml", "/openapi.yaml", 200)
+    }
+}
+
 @Suite struct OpenAPIMissingDocumentTests {
     @Test func aServiceWithoutItsDocumentStartsAndAnswers404() async throws {
         let app = try TestService { $0.openAPIPath = "/nonexistent/openapi.yaml" }

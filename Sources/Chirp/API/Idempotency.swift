@@ -8,10 +8,25 @@ import Postgres
 /// replays it; a create that fails rolls its claim back and may simply be retried.
 struct Idempotency: Sendable {
     let pool: PostgresPool
+    /// Keys the request fingerprints: a body may hold a password, so the stored hash of it
+    /// must not be one anybody could recompute from a guess.
+    let fingerprintKey: [UInt8]
+
+    /// What a create keeps for its replays, and how a replay answers from it. By default the
+    /// response body itself; sign-up keeps only the new user's id and answers a replay with a
+    /// fresh session, so no token is ever stored.
+    struct Memory {
+        var record: (HTTPResponse) -> [UInt8]
+        var replay: (_ status: Int, _ stored: [UInt8], PostgresTransaction) throws -> HTTPResponse
+
+        static var responseBody: Memory {
+            Memory(record: { $0.body }, replay: { status, stored, _ in .json(status, stored) })
+        }
+    }
 
     /// Runs `create` in a transaction as `identity`. `owner` scopes keys to one caller.
     func create(
-        _ request: HTTPRequest, owner: String, as identity: PostgresIdentity,
+        _ request: HTTPRequest, owner: String, as identity: PostgresIdentity, memory: Memory = .responseBody,
         _ create: (PostgresTransaction) throws -> HTTPResponse
     ) throws -> HTTPResponse {
         guard let key = request.headers["Idempotency-Key"] else {
@@ -20,7 +35,8 @@ struct Idempotency: Sendable {
         guard (1...255).contains(key.utf8.count), key.utf8.allSatisfy({ (33...126).contains($0) }) else {
             throw HTTPError.badRequest(code: "invalid_parameter", detail: "Idempotency-Key must be 1 to 255 visible ASCII characters")
         }
-        let fingerprint = PostgresBytes(SHA256.hash(Array("\(request.method.rawValue) \(request.path)\n".utf8) + request.body))
+        let fingerprint = PostgresBytes(HMAC.sha256(
+            key: fingerprintKey, message: Array("\(request.method.rawValue) \(request.path)\n".utf8) + request.body))
         return try database {
             try pool.withTransaction(as: identity) { transaction in
                 let claimed = try transaction.query("""
@@ -34,17 +50,19 @@ struct Idempotency: Sendable {
                 guard claimed.isEmpty else {
                     let response = try create(transaction)
                     try transaction.query("""
-                        update idempotency_keys set status_code = \(response.status), response_body = \(PostgresBytes(response.body))
+                        update idempotency_keys set status_code = \(response.status), response_body = \(PostgresBytes(memory.record(response)))
                         where owner_key = \(owner) and idempotency_key = \(key)
                         """)
                     return response
                 }
-                return try replay(owner: owner, key: key, fingerprint: fingerprint, in: transaction)
+                return try replay(owner: owner, key: key, fingerprint: fingerprint, memory: memory, in: transaction)
             }
         }
     }
 
-    private func replay(owner: String, key: String, fingerprint: PostgresBytes, in transaction: PostgresTransaction) throws -> HTTPResponse {
+    private func replay(
+        owner: String, key: String, fingerprint: PostgresBytes, memory: Memory, in transaction: PostgresTransaction
+    ) throws -> HTTPResponse {
         let stored = try transaction.query("""
             select request_hash, status_code, response_body from idempotency_keys
             where owner_key = \(owner) and idempotency_key = \(key)
@@ -59,7 +77,7 @@ struct Idempotency: Sendable {
         guard let status, let body else {
             throw HTTPError.conflict(code: "idempotency_conflict", detail: "the first request with this key is still running")
         }
-        var response = HTTPResponse.json(status, body.bytes)
+        var response = try memory.replay(status, body.bytes, transaction)
         response.headers.set("Idempotent-Replayed", "true")
         return response
     }

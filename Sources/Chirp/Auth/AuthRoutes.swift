@@ -12,6 +12,7 @@ struct AuthRoutes: Sendable {
     let hasher: PasswordHasher
     let tokens: AccessTokens
     let authenticator: Authenticator
+    let idempotency: Idempotency
     let limits: RateLimits
     /// Verified against when the username is unknown, so both failures take as long.
     let decoyHash: String
@@ -40,20 +41,42 @@ struct AuthRoutes: Sendable {
         return try reporting(headers) {
             let passwordHash = try hashed { try hasher.hash(password) }
             let refreshToken = RefreshTokens.generate()
-            let user: Profile = try database {
+            var created: UUID?
+            // Anonymous callers' keys are scoped by their address.
+            return try idempotency.create(
+                request, owner: "anon:\(request.remoteAddress)", as: .authService, memory: replaySession(created: { created })
+            ) { transaction in
                 do {
-                    let result = try pool.execute(as: .authService, [
-                        AuthQueries.signUp(
-                            username: username, displayName: displayName, passwordHash: passwordHash,
-                            refreshHash: RefreshTokens.hash(refreshToken)),
-                    ])[0]
-                    return try Profile(row: result.rows[0])
+                    let result = try transaction.query(AuthQueries.signUp(
+                        username: username, displayName: displayName, passwordHash: passwordHash,
+                        refreshHash: RefreshTokens.hash(refreshToken)))
+                    let user = try Profile(row: result.rows[0])
+                    created = user.id
+                    return respond(201, Session(user: user, accessToken: tokens.issue(for: user.id), refreshToken: refreshToken, expiresIn: tokens.lifetime), headers: headers)
                 } catch let error as PostgresError where error.sqlState == .uniqueViolation {
                     throw HTTPError.conflict(code: "username_taken", detail: "that username is taken")
                 }
             }
-            return respond(201, Session(user: user, accessToken: tokens.issue(for: user.id), refreshToken: refreshToken, expiresIn: tokens.lifetime), headers: headers)
         }
+    }
+
+    /// A replayed sign-up keeps only the user's id, and answers with a new session for them:
+    /// no token is stored, and the retrying client still gets a working pair.
+    private func replaySession(created: @escaping () -> UUID?) -> Idempotency.Memory {
+        Idempotency.Memory(
+            record: { _ in Array((created()?.lowercasedString ?? "").utf8) },
+            replay: { status, stored, transaction in
+                guard let user = UUID(uuidString: String(decoding: stored, as: UTF8.self)) else {
+                    throw HTTPError.conflict(code: "idempotency_conflict", detail: "the first request with this key did not complete")
+                }
+                let refreshToken = RefreshTokens.generate()
+                let results = try transaction.pipeline([
+                    AuthQueries.startSession(userID: user, refreshHash: RefreshTokens.hash(refreshToken)),
+                    AuthQueries.profile(of: user),
+                ])
+                guard let row = results[1].first else { throw HTTPError.notFound(detail: "the account no longer exists") }
+                return respond(status, Session(user: try Profile(row: row), accessToken: tokens.issue(for: user), refreshToken: refreshToken, expiresIn: tokens.lifetime))
+            })
     }
 
     func logIn(_ request: HTTPRequest) throws -> HTTPResponse {

@@ -1,7 +1,8 @@
 import HTTP
 
-/// The `q` of a search: trimmed, 1 to 100 characters, no control characters; anything else
-/// is a 400 `invalid_parameter`.
+/// The `q` of a search: 1 to 100 characters as sent, no control characters, and not blank;
+/// anything else is a 400 `invalid_parameter`. The limits apply to the value as sent, then it
+/// is trimmed.
 struct SearchTerm {
     static let maxLength = 100
 
@@ -9,16 +10,16 @@ struct SearchTerm {
 
     init(_ request: HTTPRequest) throws {
         guard let raw = request.query["q"] else { throw Self.invalid("q is required") }
-        let text = raw.trimmingWhitespace
-        guard !text.isEmpty else { throw Self.invalid("q must not be blank") }
         // Counted as PostgreSQL's char_length counts: code points.
-        guard text.unicodeScalars.count <= Self.maxLength else {
+        guard raw.unicodeScalars.count <= Self.maxLength else {
             throw Self.invalid("q must be at most \(Self.maxLength) characters")
         }
         // A NUL would cut the parameter short on its way to the server.
-        guard !text.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7f }) else {
+        guard !raw.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7f }) else {
             throw Self.invalid("q contains control characters")
         }
+        let text = raw.trimmingWhitespace
+        guard !text.isEmpty else { throw Self.invalid("q must not be blank") }
         self.text = text
     }
 
