@@ -10,6 +10,7 @@ public final class ChirpService: Sendable {
     public let logger: Logger
     public let router: Router
     private let server: HTTPServer
+    let housekeeping: Housekeeping
 
     public init(configuration: ChirpConfiguration) {
         self.configuration = configuration
@@ -36,11 +37,11 @@ public final class ChirpService: Sendable {
         PostRoutes(services: services, idempotency: idempotency).register(on: router)
         ProfileRoutes(services: services).register(on: router)
         ExploreRoutes(services: services).register(on: router)
-        // Social routes (likes, comments, follows, search):
         LikeRoutes(services: services).register(on: router)
         CommentRoutes(services: services, idempotency: idempotency).register(on: router)
         FollowRoutes(services: services).register(on: router)
         SearchRoutes(services: services).register(on: router)
+        housekeeping = Housekeeping(pool: pool, logger: logger)
         let router = self.router
         server = HTTPServer(
             configuration: configuration.http,
@@ -58,12 +59,14 @@ public final class ChirpService: Sendable {
 
     public func start() throws {
         try server.start()
+        housekeeping.start()
     }
 
     /// Stops accepting, lets in-flight requests finish within the grace period, then closes
     /// the pool. Every acknowledged write has committed before its response was sent.
     public func shutdown() {
         server.shutdown()
+        housekeeping.stop()
         pool.close()
         logger.info("stopped")
     }

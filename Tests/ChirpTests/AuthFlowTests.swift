@@ -97,7 +97,7 @@ import Testing
         let key = UUID().uuidString
         let first = try await app.client.post("/v1/auth/signup", json: body, headers: ["Idempotency-Key": key])
         let retry = try await app.client.post("/v1/auth/signup", json: body, headers: ["Idempotency-Key": key])
-        #expect(first.status == 201 && retry.status == 201)
+        #expect(first.status == 201 && retry.status == 201, "\(retry.status) \(retry.text)")
         #expect(retry.header("Idempotent-Replayed") == "true")
         #expect(first.json["user"]["id"] == retry.json["user"]["id"])
         #expect(first.json["refreshToken"] != retry.json["refreshToken"])

@@ -76,29 +76,23 @@ import Testing
         #expect(try hasher.verify("correct horse battery", against: stored))
     }
 
-    @Test func unknownUsersAndWrongPasswordsTakeAboutAsLong() async throws {
+    /// Similar time by construction: an unknown user costs the same one Argon2id verification
+    /// (against a decoy hash) as a wrong password, counted by the service itself, rather than
+    /// timed on a machine whose noise is larger than the difference being looked for.
+    @Test func unknownUsersAndWrongPasswordsDoTheSameWork() async throws {
         let app = try TestService { $0.rateLimits.loginPerUsername.limit = 1_000 }
         let user = try await app.signUp("timing")
         let suffix = UUID().uuidString.prefix(6).lowercased()
-        // Warm both paths (connections, prepared statements) before measuring.
-        _ = try await app.client.logIn(user.username, "not the password")
-        _ = try await app.client.logIn("nobody_\(suffix)", "not the password")
-
-        var wrong: [Duration] = []
-        var unknown: [Duration] = []
-        for round in 0..<10 {
-            // Alternate which goes first, so a burst of noise does not always land on one side.
-            for known in round.isMultiple(of: 2) ? [true, false] : [false, true] {
-                let name = known ? user.username : "nobody_\(round)_\(suffix)"
-                let (response, elapsed) = try await timed { try await app.client.logIn(name, "not the password \(round)") }
+        for round in 0..<3 {
+            for name in [user.username, "nobody_\(round)_\(suffix)"] {
+                let before = try await app.hashesPerformed()
+                let response = try await app.client.logIn(name, "not the password \(round)")
                 #expect(response.status == 401)
-                if known { wrong.append(elapsed) } else { unknown.append(elapsed) }
+                #expect(try await app.hashesPerformed() - before == 1, "\(name)")
             }
         }
-        let (wrongMedian, unknownMedian) = (median(wrong), median(unknown))
-        #expect(unknownMedian * 2 > wrongMedian && wrongMedian * 2 > unknownMedian,
-                "wrong password \(wrongMedian), unknown user \(unknownMedian)")
     }
+
 
     @Test func everyByteOfThePasswordAndUsernameCounts() async throws {
         let hasher = PasswordHasher(parameters: .owaspMinimum, maxConcurrent: 4)
@@ -138,10 +132,6 @@ private func argon2Parameters(_ encoded: String) -> [String: Int] {
     return parameters
 }
 
-private func median(_ values: [Duration]) -> Duration {
-    let sorted = values.sorted()
-    return sorted[sorted.count / 2]
-}
 
 /// A thread that verifies passwords back to back until stopped, holding a hashing slot almost
 /// all of the time.

@@ -131,25 +131,19 @@ import Testing
             $0.rateLimits.loginPerUsername = RateLimit(name: "login-user", limit: 2, windowSeconds: Self.window)
         }
         let username = "nobody_\(UUID().uuidString.prefix(8).lowercased())"
-        let before = try await hashesPerformed(app)
+        let before = try await app.hashesPerformed()
         for _ in 0..<2 {
             #expect(try await app.client.logIn(username, "a wrong password").status == 401)
         }
-        let afterAllowed = try await hashesPerformed(app)
+        let afterAllowed = try await app.hashesPerformed()
         for _ in 0..<5 {
             #expect(try await app.client.logIn(username, "a wrong password").status == 429)
         }
-        let afterRefused = try await hashesPerformed(app)
+        let afterRefused = try await app.hashesPerformed()
         #expect(afterAllowed - before == 2)  // unknown users are checked against a decoy hash
         #expect(afterRefused == afterAllowed)
     }
 
-    /// The service's own count of Argon2id operations, from `/metrics`.
-    private func hashesPerformed(_ app: TestService) async throws -> Int {
-        let metrics = try await app.client.get("/metrics").text
-        let line = try #require(metrics.split(separator: "\n").first { $0.hasPrefix("password_hashes_total ") })
-        return try #require(Double(line.split(separator: " ")[1]).map { Int($0) })
-    }
 }
 
 /// A `RateLimit` or `RateLimit-Policy` item: `"name";key=value;…`.

@@ -9,8 +9,8 @@ select is(
         where relnamespace = 'public'::regnamespace and relkind in ('r', 'p')
           and relname <> 'schema_migrations'
         order by 1),
-  array['comments', 'credentials', 'follows', 'idempotency_keys', 'likes', 'posts',
-        'refresh_tokens', 'users'],
+  array['comments', 'credentials', 'explore_ranks', 'explore_snapshots', 'follows',
+        'idempotency_keys', 'likes', 'posts', 'rate_limit_hits', 'refresh_tokens', 'users'],
   'public holds exactly the Chirp tables');
 
 select is_empty($$

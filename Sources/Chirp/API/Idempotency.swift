@@ -29,14 +29,10 @@ struct Idempotency: Sendable {
         _ request: HTTPRequest, owner: String, as identity: PostgresIdentity, memory: Memory = .responseBody,
         _ create: (PostgresTransaction) throws -> HTTPResponse
     ) throws -> HTTPResponse {
-        guard let key = request.headers["Idempotency-Key"] else {
+        guard let key = try Self.key(of: request) else {
             return try database { try pool.withTransaction(as: identity, create) }
         }
-        guard (1...255).contains(key.utf8.count), key.utf8.allSatisfy({ (33...126).contains($0) }) else {
-            throw HTTPError.badRequest(code: "invalid_parameter", detail: "Idempotency-Key must be 1 to 255 visible ASCII characters")
-        }
-        let fingerprint = PostgresBytes(HMAC.sha256(
-            key: fingerprintKey, message: Array("\(request.method.rawValue) \(request.path)\n".utf8) + request.body))
+        let fingerprint = fingerprint(of: request)
         return try database {
             try pool.withTransaction(as: identity) { transaction in
                 let claimed = try transaction.query("""
@@ -58,6 +54,40 @@ struct Idempotency: Sendable {
                 return try replay(owner: owner, key: key, fingerprint: fingerprint, memory: memory, in: transaction)
             }
         }
+    }
+
+    /// The replay of an earlier, completed create with this request's key, if there is one:
+    /// lets a create with expensive work before its transaction (sign-up's password hash)
+    /// skip that work on a retry.
+    func earlierResponse(
+        _ request: HTTPRequest, owner: String, as identity: PostgresIdentity, memory: Memory = .responseBody
+    ) throws -> HTTPResponse? {
+        guard let key = try Self.key(of: request) else { return nil }
+        let fingerprint = fingerprint(of: request)
+        return try database {
+            try pool.withTransaction(as: identity) { transaction in
+                let completed = try transaction.query("""
+                    select from idempotency_keys
+                    where owner_key = \(owner) and idempotency_key = \(key)
+                      and status_code is not null and created_at >= now() - interval '24 hours'
+                    """)
+                guard !completed.isEmpty else { return nil }
+                return try replay(owner: owner, key: key, fingerprint: fingerprint, memory: memory, in: transaction)
+            }
+        }
+    }
+
+    private static func key(of request: HTTPRequest) throws -> String? {
+        guard let key = request.headers["Idempotency-Key"] else { return nil }
+        guard (1...255).contains(key.utf8.count), key.utf8.allSatisfy({ (33...126).contains($0) }) else {
+            throw HTTPError.badRequest(code: "invalid_parameter", detail: "Idempotency-Key must be 1 to 255 visible ASCII characters")
+        }
+        return key
+    }
+
+    private func fingerprint(of request: HTTPRequest) -> PostgresBytes {
+        PostgresBytes(HMAC.sha256(
+            key: fingerprintKey, message: Array("\(request.method.rawValue) \(request.path)\n".utf8) + request.body))
     }
 
     private func replay(

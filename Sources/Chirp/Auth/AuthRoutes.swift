@@ -39,13 +39,16 @@ struct AuthRoutes: Sendable {
         }.enforce()
 
         return try reporting(headers) {
+            // Anonymous callers' keys are scoped by their address.
+            let owner = "anon:\(request.remoteAddress)"
+            var created: UUID?
+            let memory = replaySession(created: { created })
+            if let earlier = try idempotency.earlierResponse(request, owner: owner, as: .authService, memory: memory) {
+                return earlier  // a retry: no second password hash
+            }
             let passwordHash = try hashed { try hasher.hash(password) }
             let refreshToken = RefreshTokens.generate()
-            var created: UUID?
-            // Anonymous callers' keys are scoped by their address.
-            return try idempotency.create(
-                request, owner: "anon:\(request.remoteAddress)", as: .authService, memory: replaySession(created: { created })
-            ) { transaction in
+            return try idempotency.create(request, owner: owner, as: .authService, memory: memory) { transaction in
                 do {
                     let result = try transaction.query(AuthQueries.signUp(
                         username: username, displayName: displayName, passwordHash: passwordHash,

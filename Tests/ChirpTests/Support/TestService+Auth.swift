@@ -27,10 +27,14 @@ extension TestClient {
     }
 }
 
-/// What `body` returns and how long it took, on the monotonic clock.
-func timed<T>(_ body: () async throws -> T) async rethrows -> (T, Duration) {
-    let clock = ContinuousClock()
-    let start = clock.now
-    let value = try await body()
-    return (value, clock.now - start)
+
+extension TestService {
+    /// The service's own count of Argon2id operations, from `/metrics`.
+    func hashesPerformed() async throws -> Int {
+        let metrics = try await client.get("/metrics").text
+        guard let line = metrics.split(separator: "\n").first(where: { $0.hasPrefix("password_hashes_total ") }),
+              let value = Double(line.split(separator: " ")[1])
+        else { throw TestClient.Failure(description: "no password_hashes_total in /metrics") }
+        return Int(value)
+    }
 }
