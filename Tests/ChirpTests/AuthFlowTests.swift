@@ -95,8 +95,10 @@ import Testing
         let username = "idem_\(UUID().uuidString.prefix(8).lowercased())"
         let body: [String: Any] = ["username": username, "password": "correct horse battery"]
         let key = UUID().uuidString
-        let first = try await app.client.post("/v1/auth/signup", json: body, headers: ["Idempotency-Key": key])
-        let retry = try await app.client.post("/v1/auth/signup", json: body, headers: ["Idempotency-Key": key])
+        // A retry resends the very same request: serialize once.
+        let bytes = try JSONSerialization.data(withJSONObject: body, options: [.sortedKeys])
+        let first = try await app.client.request("POST", "/v1/auth/signup", body: bytes, headers: ["Idempotency-Key": key])
+        let retry = try await app.client.request("POST", "/v1/auth/signup", body: bytes, headers: ["Idempotency-Key": key])
         #expect(first.status == 201 && retry.status == 201, "\(retry.status) \(retry.text)")
         #expect(retry.header("Idempotent-Replayed") == "true")
         #expect(first.json["user"]["id"] == retry.json["user"]["id"])

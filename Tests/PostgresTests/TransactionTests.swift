@@ -13,6 +13,9 @@ import Testing
                 if not exists (select from pg_roles where rolname = 'wrapper_test_reader') then
                     create role wrapper_test_reader nologin;
                 end if;
+            exception
+                -- Suites start at once; roles are cluster-wide: another may have just made it.
+                when duplicate_object or unique_violation then null;
             end $$;
             create table notes (id serial primary key, body text not null);
             grant select on notes to wrapper_test_reader;

@@ -21,8 +21,8 @@ public struct CeilingScript: Sendable {
 
 public enum CeilingScripts {
     /// Placeholders the builders are called with, replaced by pgbench expressions.
-    static let viewer = UUID(uuidString: "00000000-0000-4000-8000-00000000beef")!
-    static let post = UUID(uuidString: "00000000-0000-4000-8000-0000000b0b0b")!
+    static let viewer = UUID(uuid: (0, 0, 0, 0, 0, 0, 0x40, 0, 0x80, 0, 0, 0, 0, 0, 0xbe, 0xef))
+    static let post = UUID(uuid: (0, 0, 0, 0, 0, 0, 0x40, 0, 0x80, 0, 0, 0, 0, 0x0b, 0x0b, 0x0b))
     static let username = "bench_author"
 
     /// - Parameters:

@@ -67,11 +67,11 @@ struct TestClient: Sendable {
     }
 
     func post(_ path: String, json: [String: Any], token: String? = nil, headers: [String: String] = [:]) async throws -> Response {
-        try await request("POST", path, body: try JSONSerialization.data(withJSONObject: json), token: token, headers: headers)
+        try await request("POST", path, body: try JSONSerialization.data(withJSONObject: json, options: [.sortedKeys]), token: token, headers: headers)
     }
 
     func patch(_ path: String, json: [String: Any], token: String? = nil) async throws -> Response {
-        try await request("PATCH", path, body: try JSONSerialization.data(withJSONObject: json), token: token)
+        try await request("PATCH", path, body: try JSONSerialization.data(withJSONObject: json, options: [.sortedKeys]), token: token)
     }
 
     func post(_ path: String, raw: String, token: String? = nil, contentType: String? = "application/json") async throws -> Response {
