@@ -21,7 +21,7 @@ public struct PostgresIdentity: Sendable, Hashable {
     }
 
     /// One statement that applies the identity; every value is a bound parameter.
-    public var statement: PostgresQuery {
+    var statement: PostgresQuery {
         var sql = PostgresQuery.StringInterpolation(
             literalCapacity: 48 + settings.count * 24, interpolationCount: 1 + settings.count * 2)
         sql.appendLiteral("select set_config('role', ")

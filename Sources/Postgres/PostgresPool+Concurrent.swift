@@ -13,7 +13,7 @@ extension PostgresPool {
             do {
                 var pending: [PendingPipeline] = []
                 for (connection, queries) in zip(connections, batches) {
-                    pending.append(try connection.sendPipeline(Self.wrap(queries, as: identity, readOnly: true)))
+                    pending.append(try connection.sendPipeline(Self.transactionStatements(queries, as: identity, readOnly: true)))
                 }
                 var results: [[PostgresResult]] = []
                 var firstError: Error?

@@ -10,7 +10,7 @@ extension PostgresPool {
     ) throws -> [PostgresResult] {
         try retrying(readOnly: readOnly) {
             try withConnection { connection in
-                let statements = Self.wrap(queries, as: identity, readOnly: readOnly)
+                let statements = Self.transactionStatements(queries, as: identity, readOnly: readOnly)
                 do {
                     let results = try connection.pipeline(statements)
                     return Array(results.dropFirst(2).prefix(queries.count))
@@ -34,7 +34,7 @@ extension PostgresPool {
             try withConnection { connection in
                 let transaction = PostgresTransaction(
                     connection: connection,
-                    preamble: Array(Self.wrap([], as: identity, readOnly: readOnly).prefix(2)))
+                    preamble: Array(Self.transactionStatements([], as: identity, readOnly: readOnly).prefix(2)))
                 do {
                     let value = try body(transaction)
                     try transaction.commit()
@@ -47,8 +47,9 @@ extension PostgresPool {
         }
     }
 
-    /// `BEGIN`, identity, statements, `COMMIT`.
-    static func wrap(
+    /// `BEGIN`, identity, statements, `COMMIT`: exactly what `execute` sends in one round
+    /// trip (public so a benchmark can replay the same transaction elsewhere).
+    public static func transactionStatements(
         _ queries: [PostgresQuery], as identity: PostgresIdentity, readOnly: Bool
     ) -> [PostgresQuery] {
         [PostgresQuery(sql: readOnly ? "begin read only" : "begin"), identity.statement]

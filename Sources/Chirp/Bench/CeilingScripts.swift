@@ -119,15 +119,17 @@ public enum CeilingScripts {
             return sql.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }.joined(separator: " ") + ";"
         }
         for (identity, readOnly, queries) in transactions {
+            // The very statements `PostgresPool.execute` sends; the identity is the second.
+            let statements = PostgresPool.transactionStatements(queries, as: identity, readOnly: readOnly)
+            let rendered = statements.enumerated().map { statement($1, identity: $0 == 1) }
             lines.append("\\startpipeline")
-            lines.append(readOnly ? "begin read only;" : "begin;")
-            lines.append(statement(identity.statement, identity: true))
-            lines += queries.map { statement($0, identity: false) }
             if commitApart {
+                // `withTransaction`: the body's round trip, then `COMMIT` on its own.
+                lines += rendered.dropLast()
                 lines.append("\\endpipeline")
-                lines.append("commit;")
+                lines += rendered.suffix(1)
             } else {
-                lines.append("commit;")
+                lines += rendered
                 lines.append("\\endpipeline")
             }
         }

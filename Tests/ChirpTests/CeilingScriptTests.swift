@@ -1,0 +1,48 @@
+@testable import Chirp
+import Foundation
+import Glibc
+import Postgres
+import Testing
+
+/// The benchmark's ceilings are only meaningful if pgbench can run them: every generated
+/// script runs one transaction per client against a small seeded database, as the service's
+/// login role.
+@Suite struct CeilingScriptTests {
+    @Test(.timeLimit(.minutes(2)))
+    func everyCeilingScriptRunsInPgbench() throws {
+        let database = try TestDatabase()
+        let sizes = SeedSizes(seed: 1, users: 300, posts: 2_000, likes: 4_000, follows: 1_000, comments: 1_000)
+        try SeedGenerator(sizes: sizes).run(on: database.adminConnection(), hasher: PasswordHasher())
+        let deep = try database.adminConnection().query(
+            "select created_at, id from posts order by created_at desc, id desc offset 1000 limit 1").rows[0]
+            .decode((PostgresTimestamp, UUID).self)
+        let scripts = try CeilingScripts.all(seed: 1, deepPosition: deep)
+        #expect(scripts.count == 14)
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("ceilings-\(UUID())")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        for script in scripts {
+            let file = folder.appendingPathComponent("\(script.name).sql")
+            try script.text.write(to: file, atomically: true, encoding: .utf8)
+            var arguments = ["-n", "-M", "prepared", "-c", "2", "-t", "1", "-f", file.path,
+                             "-D", "bench_users=64", "-D", "bench_posts=100"]
+            for (name, value) in script.definitions { arguments += ["-D", "\(name)=\(value)"] }
+            let service = database.service
+            arguments += ["--host=\(service.setting("host") ?? "127.0.0.1")", "--port=\(service.setting("port") ?? "5432")",
+                          "--username=\(service.setting("user") ?? "chirp_service")", service.setting("dbname") ?? database.name]
+            #expect(try run("pgbench", arguments) == 0, "\(script.name)")
+        }
+    }
+
+    /// Runs a program from PATH and waits with `waitpid` (Foundation's `Process` can wait
+    /// forever on a test thread).
+    private func run(_ program: String, _ arguments: [String]) throws -> Int32 {
+        let argv = ([program] + arguments).map { strdup($0) } + [nil]
+        defer { argv.forEach { free($0) } }
+        var pid: pid_t = 0
+        guard posix_spawnp(&pid, program, nil, nil, argv, environ) == 0 else { return -1 }
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        return (status >> 8) & 0xff
+    }
+}
