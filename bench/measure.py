@@ -121,7 +121,10 @@ def main():
         ("post", "write", "POST", "/v1/posts", {"body": "Benchmarking the write path"}, True, None, ["post"], POSTS),
         ("follow_unfollow", "write", "PUT", "/v1/users/{author}/follow", None, True, "DELETE", ["follow"], POSTS),
     ]
+    only = [name for name in os.environ.get("BENCH_ONLY", "").split(",") if name]
     for name, kind, method, path, body, auth, alternate, scripts, post_count in workloads:
+        if only and name not in only:
+            continue
         print("== %s" % name, file=sys.stderr)
         chosen = posts[:post_count]
         http_result = wrk(args, name, method, path, tokens, chosen, authors, c, d, body, auth, alternate)
@@ -131,6 +134,12 @@ def main():
         print("   %.0f req/s, p50 %.2f ms, p99 %.2f ms, errors %d; ceiling %.0f tps; ratio %.2f" % (
             http_result["rps"], http_result["p50"], http_result["p99"], http_result["errors"], ceiling["tps"], results[name]["ratio"]),
             file=sys.stderr)
+
+    if only:
+        # A partial run is for working on a few workloads: it leaves the published report alone.
+        with open("bench/results/partial.json", "w") as handle:
+            json.dump(results, handle, indent=2, sort_keys=True)
+        return
 
     print("== keyset depth, offset contrast, profile concurrency, memory", file=sys.stderr)
     results["offset_deep_ceiling"] = pgbench(args, ["offset_deep"], script_dir, c, d)

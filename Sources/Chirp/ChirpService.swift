@@ -11,6 +11,7 @@ public final class ChirpService: Sendable {
     public let router: Router
     private let server: HTTPServer
     let housekeeping: Housekeeping
+    let exploreRefresher: ExploreRefresher
 
     public init(configuration: ChirpConfiguration) {
         self.configuration = configuration
@@ -42,6 +43,7 @@ public final class ChirpService: Sendable {
         FollowRoutes(services: services).register(on: router)
         SearchRoutes(services: services).register(on: router)
         housekeeping = Housekeeping(pool: pool, logger: logger)
+        exploreRefresher = ExploreRefresher(pool: pool, logger: logger)
         let router = self.router
         server = HTTPServer(
             configuration: configuration.http,
@@ -60,6 +62,7 @@ public final class ChirpService: Sendable {
     public func start() throws {
         try server.start()
         housekeeping.start()
+        exploreRefresher.start()
     }
 
     /// Stops accepting, lets in-flight requests finish within the grace period, then closes
@@ -67,6 +70,7 @@ public final class ChirpService: Sendable {
     public func shutdown() {
         server.shutdown()
         housekeeping.stop()
+        exploreRefresher.stop()
         pool.close()
         logger.info("stopped")
     }

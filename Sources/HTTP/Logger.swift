@@ -27,9 +27,10 @@ public struct Logger: Sendable {
 
     public var label: String
     public var minimumLevel: Level
-    private let sink: Sink
+    /// Nil means standard error, written straight from the line's bytes.
+    private let sink: Sink?
 
-    public init(label: String = "chirp", minimumLevel: Level = .info, sink: @escaping Sink = Logger.standardError) {
+    public init(label: String = "chirp", minimumLevel: Level = .info, sink: Sink? = nil) {
         self.label = label
         self.minimumLevel = minimumLevel
         self.sink = sink
@@ -37,24 +38,33 @@ public struct Logger: Sendable {
 
     public func isEnabled(_ level: Level) -> Bool { level >= minimumLevel }
 
+    /// Builds the line as bytes: a log line is written for every request, so it stays off
+    /// `String`'s slower append paths.
     public func log(_ level: Level, _ message: String, _ fields: [(String, LogValue)]) {
         guard isEnabled(level) else { return }
-        var line = #"{"time":"#
-        JSONText.appendString(Self.timestamp(), to: &line)
-        line.append(#","level":""#)
-        line.append(level.description)
-        line.append(#"","logger":"#)
+        var line: [UInt8] = []
+        line.reserveCapacity(256)
+        line.append(contentsOf: #"{"time":""#.utf8)
+        Self.appendTimestamp(to: &line)
+        line.append(contentsOf: #"","level":""#.utf8)
+        line.append(contentsOf: level.description.utf8)
+        line.append(contentsOf: #"","logger":"#.utf8)
         JSONText.appendString(label, to: &line)
-        line.append(#","msg":"#)
+        line.append(contentsOf: #","msg":"#.utf8)
         JSONText.appendString(message, to: &line)
         for (key, value) in fields {
-            line.append(",")
+            line.append(UInt8(ascii: ","))
             JSONText.appendString(key, to: &line)
-            line.append(":")
+            line.append(UInt8(ascii: ":"))
             value.append(to: &line)
         }
-        line.append("}")
-        sink(line)
+        line.append(UInt8(ascii: "}"))
+        if let sink {
+            sink(String(decoding: line, as: UTF8.self))
+        } else {
+            line.append(UInt8(ascii: "\n"))
+            Self.writeToStandardError(line)
+        }
     }
 
     public func debug(_ message: String, _ fields: KeyValuePairs<String, LogValue> = [:]) {
@@ -74,9 +84,7 @@ public struct Logger: Sendable {
     }
 
     /// Writes each line with a single `write(2)`, so lines from different threads do not mix.
-    public static let standardError: Sink = { line in
-        var bytes = Array(line.utf8)
-        bytes.append(UInt8(ascii: "\n"))
+    static func writeToStandardError(_ bytes: [UInt8]) {
         bytes.withUnsafeBytes { buffer in
             guard let base = buffer.baseAddress else { return }
             var offset = 0
@@ -95,19 +103,34 @@ public struct Logger: Sendable {
 
     /// UTC with milliseconds, for example `2026-11-30T10:53:13.042Z`.
     static func timestamp() -> String {
+        var bytes: [UInt8] = []
+        appendTimestamp(to: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    static func appendTimestamp(to bytes: inout [UInt8]) {
         var now = timespec()
         clock_gettime(CLOCK_REALTIME, &now)
         var seconds = now.tv_sec
         var parts = tm()
         gmtime_r(&seconds, &parts)
-        func pad(_ value: Int, _ width: Int) -> String {
-            let digits = String(value)
-            return String(repeating: "0", count: max(0, width - digits.count)) + digits
+        func pad(_ value: Int, _ width: Int) {
+            var divisor = 1
+            for _ in 1..<width { divisor *= 10 }
+            var rest = value % (divisor * 10)
+            while divisor > 0 {
+                bytes.append(UInt8(truncatingIfNeeded: 48 + rest / divisor))
+                rest %= divisor
+                divisor /= 10
+            }
         }
-        return pad(Int(parts.tm_year) + 1900, 4) + "-" + pad(Int(parts.tm_mon) + 1, 2) + "-"
-            + pad(Int(parts.tm_mday), 2) + "T" + pad(Int(parts.tm_hour), 2) + ":"
-            + pad(Int(parts.tm_min), 2) + ":" + pad(Int(parts.tm_sec), 2) + "."
-            + pad(Int(now.tv_nsec) / 1_000_000, 3) + "Z"
+        pad(Int(parts.tm_year) + 1900, 4); bytes.append(UInt8(ascii: "-"))
+        pad(Int(parts.tm_mon) + 1, 2); bytes.append(UInt8(ascii: "-"))
+        pad(Int(parts.tm_mday), 2); bytes.append(UInt8(ascii: "T"))
+        pad(Int(parts.tm_hour), 2); bytes.append(UInt8(ascii: ":"))
+        pad(Int(parts.tm_min), 2); bytes.append(UInt8(ascii: ":"))
+        pad(Int(parts.tm_sec), 2); bytes.append(UInt8(ascii: "."))
+        pad(Int(now.tv_nsec) / 1_000_000, 3); bytes.append(UInt8(ascii: "Z"))
     }
 }
 
@@ -125,12 +148,12 @@ public enum LogValue: Sendable, ExpressibleByStringLiteral, ExpressibleByStringI
     public init(floatLiteral value: Double) { self = .double(value) }
     public init(booleanLiteral value: Bool) { self = .bool(value) }
 
-    func append(to line: inout String) {
+    func append(to line: inout [UInt8]) {
         switch self {
         case .string(let text): JSONText.appendString(text, to: &line)
-        case .int(let number): line.append(String(number))
-        case .double(let number): line.append(number.isFinite ? String(number) : "null")
-        case .bool(let flag): line.append(flag ? "true" : "false")
+        case .int(let number): line.append(contentsOf: String(number).utf8)
+        case .double(let number): line.append(contentsOf: (number.isFinite ? String(number) : "null").utf8)
+        case .bool(let flag): line.append(contentsOf: (flag ? "true" : "false").utf8)
         }
     }
 }

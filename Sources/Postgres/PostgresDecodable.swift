@@ -31,10 +31,11 @@ extension Optional: PostgresDecodable where Wrapped: PostgresDecodable {
 }
 
 extension String: PostgresDecodable {
-    static let textTypes: Set<PostgresType> = [.text, .varchar, .bpchar, .name, .unknown, .json, .jsonb]
-
     public static func decode(_ text: UnsafeRawBufferPointer, type: PostgresType) throws -> String {
-        guard textTypes.contains(type) else { throw mismatch(type) }
+        switch type {
+        case .text, .varchar, .bpchar, .name, .unknown, .json, .jsonb: break
+        default: throw mismatch(type)
+        }
         return String(decoding: text, as: UTF8.self)
     }
 }
@@ -51,9 +52,10 @@ extension Int64: PostgresDecodable {
                 negative = true
                 continue
             }
-            guard (48...57).contains(byte) else { throw malformed(text) }
+            let digit = byte &- 48
+            guard digit < 10 else { throw malformed(text) }
             let (times10, overflow1) = value.multipliedReportingOverflow(by: 10)
-            let (next, overflow2) = times10.subtractingReportingOverflow(Int64(byte - 48))
+            let (next, overflow2) = times10.subtractingReportingOverflow(Int64(digit))
             guard !overflow1, !overflow2 else { throw malformed(text) }
             value = next  // accumulated negatively so Int64.min fits
         }

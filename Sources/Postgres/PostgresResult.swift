@@ -7,14 +7,16 @@ public final class PostgresResult: @unchecked Sendable {
     private let handle: OpaquePointer
     public let rowCount: Int
     public let columnCount: Int
-    /// Rows affected by an INSERT/UPDATE/DELETE (0 when the statement reports none).
-    public let affectedRows: Int
+    /// Rows affected by an INSERT/UPDATE/DELETE (0 when the statement reports none); read on
+    /// demand, since most results are never asked.
+    public var affectedRows: Int {
+        Int(String(cString: PQcmdTuples(handle))) ?? 0
+    }
 
     init(taking handle: OpaquePointer) {
         self.handle = handle
         rowCount = Int(PQntuples(handle))
         columnCount = Int(PQnfields(handle))
-        affectedRows = Int(String(cString: PQcmdTuples(handle))) ?? 0
     }
 
     deinit { PQclear(handle) }

@@ -24,32 +24,40 @@ public struct PostgresTimestamp: Hashable, Comparable, Sendable, PostgresEncodab
 
     /// ISO 8601 with microseconds and an explicit UTC offset, which the server parses exactly.
     public var postgresText: String {
-        format(fraction: true)
+        var text: [UInt8] = []
+        appendText(fraction: true, to: &text)
+        return String(decoding: text, as: UTF8.self)
     }
 
     /// Seconds precision, `2026-11-30T10:53:13Z`: the form the API shows clients.
     public var iso8601Seconds: String {
-        format(fraction: false)
+        var text: [UInt8] = []
+        appendISO8601Seconds(to: &text)
+        return String(decoding: text, as: UTF8.self)
+    }
+
+    /// Appends `iso8601Seconds` to a buffer, for writers that build bytes rather than strings.
+    public func appendISO8601Seconds(to text: inout [UInt8]) {
+        appendText(fraction: false, to: &text)
     }
 
     /// Written digit by digit: `String(format:)` goes through Foundation's formatter, which
     /// costs more than decoding the whole row.
-    private func format(fraction: Bool) -> String {
+    private func appendText(fraction: Bool, to text: inout [UInt8]) {
         let (days, micros) = microsecondsSinceEpoch.floorDivided(by: 86_400_000_000)
         let (year, month, day) = civilDate(fromDaysSinceEpoch: days)
         let seconds = micros / 1_000_000
-        var text: [UInt8] = []
-        text.reserveCapacity(27)
+        text.reserveCapacity(text.count + 27)
         func digits(_ value: Int64, _ width: Int) {
             var divisor: Int64 = 1
             for _ in 1..<width { divisor *= 10 }
             var rest = value
-            if rest >= divisor * 10 {  // wider than the field: write every digit
+            if rest >= divisor * 10 || rest < 0 {  // wider than the field: write every digit
                 text.append(contentsOf: String(rest).utf8)
                 return
             }
             while divisor > 0 {
-                text.append(UInt8(48 + rest / divisor))
+                text.append(UInt8(truncatingIfNeeded: 48 + rest / divisor))
                 rest %= divisor
                 divisor /= 10
             }
@@ -65,7 +73,6 @@ public struct PostgresTimestamp: Hashable, Comparable, Sendable, PostgresEncodab
             digits(micros % 1_000_000, 6)
         }
         text.append(UInt8(ascii: "Z"))
-        return String(decoding: text, as: UTF8.self)
     }
 
     /// Parses the server's ISO output, e.g. `2026-11-30 10:53:13.123456+00` or `…+05:30`.
@@ -145,9 +152,11 @@ struct DigitScanner {
     var atEnd: Bool { index == bytes.count }
 
     mutating func digit() -> Int64? {
-        guard index < bytes.count, (48...57).contains(bytes[index]) else { return nil }
-        defer { index += 1 }
-        return Int64(bytes[index] - 48)
+        guard index < bytes.count else { return nil }
+        let value = bytes[index] &- 48
+        guard value < 10 else { return nil }
+        index += 1
+        return Int64(value)
     }
 
     mutating func number(digits: Int) -> Int64? {
@@ -159,11 +168,11 @@ struct DigitScanner {
         return value
     }
 
-    func peek(_ character: Character) -> Bool {
-        index < bytes.count && bytes[index] == character.asciiValue
+    func peek(_ character: Unicode.Scalar) -> Bool {
+        index < bytes.count && UInt32(bytes[index]) == character.value
     }
 
-    mutating func skip(_ character: Character) -> Bool {
+    mutating func skip(_ character: Unicode.Scalar) -> Bool {
         guard peek(character) else { return false }
         index += 1
         return true

@@ -7,17 +7,36 @@ extension UUID {
 
     /// `6f9619ff-8b86-d011-b42d-00cf4fc964ff`: the form Postgres prints and the API shows.
     public var lowercasedString: String {
-        var text = [UInt8](repeating: UInt8(ascii: "-"), count: 36)
+        String(unsafeUninitializedCapacity: 36) { buffer in
+            writeLowercased(into: UnsafeMutableRawBufferPointer(buffer))
+            return 36
+        }
+    }
+
+    /// Appends `lowercasedString`'s 36 bytes to a buffer without making a `String`.
+    public func appendLowercased(to bytes: inout [UInt8]) {
+        withUnsafeTemporaryAllocation(byteCount: 36, alignment: 1) { text in
+            writeLowercased(into: text)
+            bytes.append(contentsOf: text)
+        }
+    }
+
+    private func writeLowercased(into text: UnsafeMutableRawBufferPointer) {
         withUnsafeBytes(of: uuid) { bytes in
-            var position = 0
-            for (index, byte) in bytes.enumerated() {
-                if index == 4 || index == 6 || index == 8 || index == 10 { position += 1 }
-                text[position] = Self.hexDigits[Int(byte >> 4)]
-                text[position + 1] = Self.hexDigits[Int(byte & 0x0f)]
-                position += 2
+            Self.hexDigits.withUnsafeBufferPointer { hex in
+                var position = 0
+                for index in 0..<16 {
+                    if index == 4 || index == 6 || index == 8 || index == 10 {
+                        text[position] = UInt8(ascii: "-")
+                        position += 1
+                    }
+                    let byte = bytes[index]
+                    text[position] = hex[Int(byte >> 4)]
+                    text[position + 1] = hex[Int(byte & 0x0f)]
+                    position += 2
+                }
             }
         }
-        return String(decoding: text, as: UTF8.self)
     }
 
     /// Parses the canonical 36-character form, either case.
@@ -26,26 +45,41 @@ extension UUID {
               text[18] == UInt8(ascii: "-"), text[23] == UInt8(ascii: "-")
         else { return nil }
         var bytes = UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)).uuid
-        let parsed = withUnsafeMutableBytes(of: &bytes) { output -> Bool in
-            var position = 0
-            for index in 0..<16 {
-                if position == 8 || position == 13 || position == 18 || position == 23 { position += 1 }
-                guard let high = Self.nibble(text[position]), let low = Self.nibble(text[position + 1]) else { return false }
-                output[index] = high << 4 | low
-                position += 2
+        let parsed = Self.nibbles.withUnsafeBufferPointer { table in
+            withUnsafeMutableBytes(of: &bytes) { output -> Bool in
+                var invalid: UInt8 = 0
+                for index in 0..<16 {
+                    // Two hex digits per byte, skipping the dashes before bytes 4, 6, 8 and 10.
+                    var position = index * 2
+                    if index >= 4 { position += 1 }
+                    if index >= 6 { position += 1 }
+                    if index >= 8 { position += 1 }
+                    if index >= 10 { position += 1 }
+                    let high = table[Int(text[position])], low = table[Int(text[position + 1])]
+                    invalid |= high | low
+                    output[index] = high << 4 | low
+                }
+                return invalid & 0xf0 == 0
             }
-            return true
         }
         guard parsed else { return nil }
         self.init(uuid: bytes)
     }
 
-    private static func nibble(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case 48...57: byte - 48
-        case 97...102: byte - 87
-        case 65...70: byte - 55
-        default: nil
+    /// Parses the canonical form from a string, such as a path parameter; nil for anything else.
+    public init?(canonical text: String) {
+        var text = text
+        guard let id = text.withUTF8({ UUID(canonicalText: UnsafeRawBufferPointer($0)) }) else { return nil }
+        self = id
+    }
+
+    /// Each byte's value as a hex digit, or 0xff for bytes that are not one.
+    private static let nibbles: [UInt8] = (0..<256).map { byte in
+        switch UInt8(byte) {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): UInt8(byte) - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): UInt8(byte) - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): UInt8(byte) - UInt8(ascii: "A") + 10
+        default: 0xff
         }
     }
 }

@@ -1,34 +1,48 @@
+import Foundation
+import HTTP
+import Postgres
+
 /// Writes JSON straight into bytes, in a fixed key order, without an encoder's reflection:
 /// responses are built on every request, so this is on the hot path.
 struct JSONWriter {
     private(set) var bytes: [UInt8] = []
-    /// One entry per open object or array: whether it already has a member.
-    private var hasMember: [Bool] = []
+    /// Open objects and arrays as a stack of bits, innermost lowest: whether each already has
+    /// a member. Responses nest a few levels; 64 is far beyond any shape written here.
+    private var hasMember: UInt64 = 0
+    private var depth = 0
 
     init(capacity: Int = 256) {
         bytes.reserveCapacity(capacity)
     }
 
     mutating func beginObject() {
-        separate()
-        bytes.append(UInt8(ascii: "{"))
-        hasMember.append(false)
+        open(UInt8(ascii: "{"))
     }
 
     mutating func endObject() {
-        hasMember.removeLast()
-        bytes.append(UInt8(ascii: "}"))
+        close(UInt8(ascii: "}"))
     }
 
     mutating func beginArray() {
-        separate()
-        bytes.append(UInt8(ascii: "["))
-        hasMember.append(false)
+        open(UInt8(ascii: "["))
     }
 
     mutating func endArray() {
-        hasMember.removeLast()
-        bytes.append(UInt8(ascii: "]"))
+        close(UInt8(ascii: "]"))
+    }
+
+    private mutating func open(_ bracket: UInt8) {
+        separate()
+        precondition(depth < 64, "JSONWriter nests at most 64 levels")
+        bytes.append(bracket)
+        hasMember <<= 1
+        depth += 1
+    }
+
+    private mutating func close(_ bracket: UInt8) {
+        hasMember >>= 1
+        depth -= 1
+        bytes.append(bracket)
     }
 
     /// Writes a key; the next value call writes its value.
@@ -43,45 +57,60 @@ struct JSONWriter {
 
     mutating func string(_ value: String) {
         separate()
+        JSONText.appendString(value, to: &bytes)
+    }
+
+    /// A UUID in its lowercase canonical form, written without an intermediate `String`.
+    mutating func uuid(_ value: UUID) {
+        separate()
         bytes.append(UInt8(ascii: "\""))
-        var text = value
-        text.withUTF8 { utf8 in
-            // Copy runs that need no escaping in one go; most strings are one run.
-            var runStart = 0
-            for index in 0..<utf8.count {
-                let byte = utf8[index]
-                guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") else { continue }
-                bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<index]))
-                runStart = index + 1
-                switch byte {
-                case UInt8(ascii: "\""): bytes.append(contentsOf: [92, 34])
-                case UInt8(ascii: "\\"): bytes.append(contentsOf: [92, 92])
-                case UInt8(ascii: "\n"): bytes.append(contentsOf: [92, 110])
-                case UInt8(ascii: "\r"): bytes.append(contentsOf: [92, 114])
-                case UInt8(ascii: "\t"): bytes.append(contentsOf: [92, 116])
-                default: bytes.append(contentsOf: [92, 117, 48, 48, Self.hex[Int(byte >> 4)], Self.hex[Int(byte & 0xf)]])
-                }
-            }
-            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<utf8.count]))
-        }
+        value.appendLowercased(to: &bytes)
         bytes.append(UInt8(ascii: "\""))
     }
 
-    private static let hex: [UInt8] = Array("0123456789abcdef".utf8)
+    mutating func optionalUUID(_ value: UUID?) {
+        if let value { uuid(value) } else { null() }
+    }
+
+    /// A timestamp as the API shows it, `2026-11-30T10:53:13Z`.
+    mutating func timestamp(_ value: PostgresTimestamp) {
+        separate()
+        bytes.append(UInt8(ascii: "\""))
+        value.appendISO8601Seconds(to: &bytes)
+        bytes.append(UInt8(ascii: "\""))
+    }
 
     mutating func int(_ value: Int) {
         separate()
-        bytes.append(contentsOf: String(value).utf8)
+        guard value >= 0 else {
+            bytes.append(contentsOf: String(value).utf8)
+            return
+        }
+        // Digits into a small stack buffer, most significant first.
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { digits in
+            var rest = value
+            var start = 20
+            repeat {
+                start -= 1
+                digits[start] = UInt8(truncatingIfNeeded: 48 + rest % 10)
+                rest /= 10
+            } while rest > 0
+            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: digits[start..<20]))
+        }
     }
 
     mutating func bool(_ value: Bool) {
         separate()
-        bytes.append(contentsOf: value ? Array("true".utf8) : Array("false".utf8))
+        literal(value ? "true" : "false")
     }
 
     mutating func null() {
         separate()
-        bytes.append(contentsOf: Array("null".utf8))
+        literal("null")
+    }
+
+    private mutating func literal(_ text: StaticString) {
+        text.withUTF8Buffer { bytes.append(contentsOf: $0) }
     }
 
     mutating func optionalString(_ value: String?) {
@@ -102,9 +131,9 @@ struct JSONWriter {
             pendingValueAfterKey = false
             return
         }
-        guard let last = hasMember.indices.last else { return }
-        if hasMember[last] { bytes.append(UInt8(ascii: ",")) }
-        hasMember[last] = true
+        guard depth > 0 else { return }
+        if hasMember & 1 == 1 { bytes.append(UInt8(ascii: ",")) }
+        hasMember |= 1
     }
 }
 

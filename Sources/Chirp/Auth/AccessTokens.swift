@@ -54,7 +54,7 @@ public struct AccessTokens: Sendable {
         guard HMAC.equal(signature, expected) else { throw .invalid }
 
         guard let claims = Self.object(claimBytes),
-              case .string(let subject)? = claims["sub"], let userID = UUID(uuidString: subject),
+              case .string(let subject)? = claims["sub"], let userID = UUID(canonical: subject),
               subject == subject.lowercased(),
               let issuedAt = Self.integer(claims["iat"]),
               let expiresAt = Self.integer(claims["exp"]),

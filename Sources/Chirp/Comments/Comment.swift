@@ -34,12 +34,12 @@ struct Comment: JSONWritable {
 
     func write(to json: inout JSONWriter) {
         json.beginObject()
-        json.key("id"); json.string(id.lowercasedString)
-        json.key("postId"); json.string(postId.lowercasedString)
-        json.key("parentId"); json.optionalString(parentId?.lowercasedString)
+        json.key("id"); json.uuid(id)
+        json.key("postId"); json.uuid(postId)
+        json.key("parentId"); json.optionalUUID(parentId)
         json.key("author"); author.write(to: &json)
         json.key("body"); json.string(body)
-        json.key("createdAt"); json.string(createdAt.iso8601Seconds)
+        json.key("createdAt"); json.timestamp(createdAt)
         json.key("replyCount"); json.int(replyCount)
         json.endObject()
     }

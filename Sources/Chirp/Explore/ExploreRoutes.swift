@@ -8,7 +8,8 @@ import Postgres
 /// snapshot has expired (after 15 minutes) is a 400 `invalid_cursor`: start again.
 struct ExploreRoutes: Sendable {
     let services: Services
-    /// How old a snapshot a new first page may use.
+    /// How old a snapshot a new first page may use. `ExploreRefresher` ranks one every 20
+    /// seconds, so a request only ranks one itself when none is that young.
     static let maxAgeSeconds = 30
     /// How many posts a snapshot ranks; explore ends after them.
     static let snapshotSize = 1_000

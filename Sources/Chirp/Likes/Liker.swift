@@ -20,10 +20,10 @@ struct Liker: JSONWritable {
 
     func write(to json: inout JSONWriter) {
         json.beginObject()
-        json.key("id"); json.string(id.lowercasedString)
+        json.key("id"); json.uuid(id)
         json.key("username"); json.string(username)
         json.key("displayName"); json.string(displayName)
-        json.key("likedAt"); json.string(likedAt.iso8601Seconds)
+        json.key("likedAt"); json.timestamp(likedAt)
         json.endObject()
     }
 }
@@ -36,7 +36,7 @@ struct LikeStatus: JSONWritable {
 
     func write(to json: inout JSONWriter) {
         json.beginObject()
-        json.key("postId"); json.string(postId.lowercasedString)
+        json.key("postId"); json.uuid(postId)
         json.key("liked"); json.bool(liked)
         json.key("likeCount"); json.int(likeCount)
         json.endObject()

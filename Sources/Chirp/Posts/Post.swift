@@ -9,7 +9,7 @@ struct Author: JSONWritable {
 
     func write(to json: inout JSONWriter) {
         json.beginObject()
-        json.key("id"); json.string(id.lowercasedString)
+        json.key("id"); json.uuid(id)
         json.key("username"); json.string(username)
         json.key("displayName"); json.string(displayName)
         json.endObject()
@@ -53,10 +53,10 @@ struct Post: JSONWritable {
 
     func write(to json: inout JSONWriter) {
         json.beginObject()
-        json.key("id"); json.string(id.lowercasedString)
+        json.key("id"); json.uuid(id)
         json.key("author"); author.write(to: &json)
         json.key("body"); json.string(body)
-        json.key("createdAt"); json.string(createdAt.iso8601Seconds)
+        json.key("createdAt"); json.timestamp(createdAt)
         json.key("likeCount"); json.int(likeCount)
         json.key("commentCount"); json.int(commentCount)
         json.key("likedByMe"); json.bool(likedByMe)

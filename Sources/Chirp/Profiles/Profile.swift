@@ -26,7 +26,7 @@ struct Profile: JSONWritable {
 
     func write(to json: inout JSONWriter) {
         json.beginObject()
-        json.key("id"); json.string(id.lowercasedString)
+        json.key("id"); json.uuid(id)
         json.key("username"); json.string(username)
         json.key("displayName"); json.string(displayName)
         json.key("bio"); json.string(bio)

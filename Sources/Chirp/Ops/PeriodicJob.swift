@@ -1,0 +1,33 @@
+import Dispatch
+import HTTP
+
+/// Runs a blocking job every `interval` on a Dispatch queue of its own, never on Swift's
+/// cooperative pool, since the job's database calls block. A failed run is logged and the
+/// next one runs on schedule.
+// The timer is set up once in `init`; DispatchSource calls are themselves thread-safe.
+final class PeriodicJob: @unchecked Sendable {
+    private let timer: any DispatchSourceTimer
+    private let queue: DispatchQueue
+
+    init(name: String, interval: Duration, logger: Logger, job: @escaping @Sendable () throws -> Void) {
+        queue = DispatchQueue(label: "chirp.\(name)")
+        timer = DispatchSource.makeTimerSource(queue: queue)
+        let milliseconds = Int(interval.components.seconds * 1000 + interval.components.attoseconds / 1_000_000_000_000_000)
+        timer.schedule(deadline: .now() + .milliseconds(milliseconds), repeating: .milliseconds(milliseconds))
+        timer.setEventHandler {
+            do {
+                try job()
+            } catch {
+                logger.warning("\(name) failed", ["error": .string("\(error)")])
+            }
+        }
+    }
+
+    func start() {
+        timer.resume()
+    }
+
+    func stop() {
+        timer.cancel()
+    }
+}
