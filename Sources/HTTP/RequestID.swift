@@ -31,11 +31,13 @@ public enum RequestID {
         var generator = SystemRandomNumberGenerator()
         let high = generator.next() as UInt64
         let low = generator.next() as UInt64
-        return hex(high) + hex(low)
-    }
-
-    private static func hex(_ value: UInt64) -> String {
-        let digits = String(value, radix: 16)
-        return String(repeating: "0", count: 16 - digits.count) + digits
+        return String(unsafeUninitializedCapacity: 32) { text in
+            for digit in 0..<32 {
+                let half = digit < 16 ? high : low
+                let nibble = Int(truncatingIfNeeded: half >> UInt64(60 - 4 * (digit % 16))) & 0xf
+                text[digit] = nibble < 10 ? UInt8(48 + nibble) : UInt8(87 + nibble)
+            }
+            return 32
+        }
     }
 }

@@ -211,9 +211,12 @@ extension ServerCore {
     }
 
     static func clientAddress(_ connection: OpaquePointer) -> String {
-        var buffer = [CChar](repeating: 0, count: 64)
-        let ok = buffer.withUnsafeMutableBufferPointer { chirp_mhd_client_ip(connection, $0.baseAddress, $0.count) }
-        guard ok == 0 else { return "unknown" }
-        return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        withUnsafeTemporaryAllocation(of: CChar.self, capacity: 64) { buffer in
+            buffer.initialize(repeating: 0)
+            guard chirp_mhd_client_ip(connection, buffer.baseAddress, buffer.count - 1) == 0, let start = buffer.baseAddress else {
+                return "unknown"
+            }
+            return String(cString: start)
+        }
     }
 }

@@ -1,43 +1,25 @@
 import Foundation
 import HTTP
 
-/// A parsed JSON value from a request body.
-enum JSONValue: Decodable, Equatable {
+/// A parsed JSON value: a request body, or a part of an access token.
+enum JSONValue: Equatable {
     case string(String)
     case number(Double)
     case bool(Bool)
     case null
     case array([JSONValue])
     case object([String: JSONValue])
-
-    init(from decoder: any Decoder) throws {
-        let container = try decoder.singleValueContainer()
-        if container.decodeNil() {
-            self = .null
-        } else if let value = try? container.decode(Bool.self) {
-            self = .bool(value)
-        } else if let value = try? container.decode(Double.self) {
-            self = .number(value)
-        } else if let value = try? container.decode(String.self) {
-            self = .string(value)
-        } else if let value = try? container.decode([JSONValue].self) {
-            self = .array(value)
-        } else {
-            self = .object(try container.decode([String: JSONValue].self))
-        }
-    }
 }
 
 extension JSONValue {
     /// The deepest nesting of arrays and objects that is parsed. Every body and token part Chirp
-    /// reads is a flat object, while the decoder recurses once per level: a few hundred levels,
-    /// under a kilobyte of `[`, overflowed a connection thread's stack and ended the process.
+    /// reads is a flat object, while a parser recurses once per level: a few hundred levels,
+    /// under a kilobyte of `[`, once overflowed a connection thread's stack and ended the process.
     static let maxDepth = 32
 
     /// Parses `bytes`, or nil when they are not JSON or nest deeper than `maxDepth`.
     static func parse(_ bytes: [UInt8]) -> JSONValue? {
-        guard nestingDepth(of: bytes) <= maxDepth else { return nil }
-        return try? JSONDecoder().decode(JSONValue.self, from: Data(bytes))
+        JSONParser.parse(bytes, maxDepth: maxDepth)
     }
 
     /// How deep `[` and `{` nest outside strings, counted without recursion; it stops counting
@@ -85,17 +67,14 @@ struct JSONBody {
 
     init(_ request: HTTPRequest, allowed: Set<String>) throws {
         let contentType = request.headers["Content-Type"]?.lowercased() ?? ""
-        let mediaType = contentType.split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces) }
+        let mediaType = contentType.split(separator: ";").first.map { $0.trimmingASCIISpaces() }
         guard mediaType == "application/json" else {
             throw HTTPError.unsupportedMediaType(detail: "send the body as application/json")
         }
         guard JSONValue.nestingDepth(of: request.body) <= JSONValue.maxDepth else {
             throw HTTPError.badRequest(code: "malformed_json", detail: "the body nests deeper than \(JSONValue.maxDepth) levels")
         }
-        let value: JSONValue
-        do {
-            value = try JSONDecoder().decode(JSONValue.self, from: Data(request.body))
-        } catch {
+        guard let value = JSONValue.parse(request.body) else {
             throw HTTPError.badRequest(code: "malformed_json", detail: "the body is not valid JSON")
         }
         guard case .object(let fields) = value else {

@@ -35,11 +35,11 @@ public struct AccessTokens: Sendable {
     /// The user the token speaks for.
     public func verify(_ token: String, now: Date = Date()) throws(Failure) -> UUID {
         guard token.utf8.count <= 4096 else { throw .invalid }
-        let parts = token.split(separator: ".", omittingEmptySubsequences: false)
+        let parts = token.utf8.split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false)
         guard parts.count == 3,
-              let headerBytes = Base64URL.decode(parts[0]),
-              let claimBytes = Base64URL.decode(parts[1]),
-              let signature = Base64URL.decode(parts[2])
+              let headerBytes = Base64URL.decode(Substring(parts[0])),
+              let claimBytes = Base64URL.decode(Substring(parts[1])),
+              let signature = Base64URL.decode(Substring(parts[2]))
         else { throw .invalid }
 
         // The header must name HS256 and nothing may change how it is verified.
@@ -49,13 +49,13 @@ public struct AccessTokens: Sendable {
               header["typ"] == nil || header["typ"] == .string("JWT")
         else { throw .invalid }
 
-        let signingInput = Array(token.utf8.prefix(parts[0].utf8.count + 1 + parts[1].utf8.count))
+        let signingInput = Array(token.utf8.prefix(parts[0].count + 1 + parts[1].count))
         let expected = mac(signingInput)
         guard HMAC.equal(signature, expected) else { throw .invalid }
 
         guard let claims = Self.object(claimBytes),
               case .string(let subject)? = claims["sub"], let userID = UUID(canonical: subject),
-              subject == subject.lowercased(),
+              !subject.utf8.contains(where: { (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains($0) }),
               let issuedAt = Self.integer(claims["iat"]),
               let expiresAt = Self.integer(claims["exp"]),
               claims["iss"] == nil || claims["iss"] == .string(Self.issuer)

@@ -11,10 +11,14 @@ struct Authenticator: Sendable {
     /// that its token is bad.
     func viewer(of request: HTTPRequest) throws -> UUID? {
         guard let header = request.headers["Authorization"] else { return nil }
-        guard header.count > 7, header.prefix(7).lowercased() == "bearer " else {
+        // "Bearer " in any case, compared as bytes.
+        let scheme = "bearer ".utf8
+        guard header.utf8.count > 7,
+              header.utf8.prefix(7).elementsEqual(scheme, by: { $0 == $1 || ($1 >= 0x61 && $0 | 0x20 == $1) })
+        else {
             throw HTTPError.unauthorized(detail: "use an Authorization: Bearer token", challenge: #"Bearer error="invalid_request""#)
         }
-        let token = header.dropFirst(7).trimmingCharacters(in: .whitespaces)
+        let token = header.dropFirst(7).trimmingASCIISpaces()
         do {
             return try tokens.verify(token)
         } catch .expired {
