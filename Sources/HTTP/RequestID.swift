@@ -1,3 +1,5 @@
+import Synchronization
+
 /// The rules for request ids: a client's `X-Request-ID` is echoed only when it is short and
 /// plain, so that it is safe to put in logs and headers; otherwise a fresh one is made.
 public enum RequestID {
@@ -26,18 +28,25 @@ public enum RequestID {
         }
     }
 
-    /// 128 random bits as 32 lowercase hex digits.
+    /// 32 lowercase hex digits: 64 random bits chosen once per process, then a 64-bit
+    /// sequence number. Unique across processes without a system call per request, which
+    /// a random draw for every id would cost.
     public static func generate() -> String {
-        var generator = SystemRandomNumberGenerator()
-        let high = generator.next() as UInt64
-        let low = generator.next() as UInt64
+        let sequence = nextSequence.add(1, ordering: .relaxed).newValue
         return String(unsafeUninitializedCapacity: 32) { text in
             for digit in 0..<32 {
-                let half = digit < 16 ? high : low
+                let half = digit < 16 ? processPrefix : sequence
                 let nibble = Int(truncatingIfNeeded: half >> UInt64(60 - 4 * (digit % 16))) & 0xf
                 text[digit] = nibble < 10 ? UInt8(48 + nibble) : UInt8(87 + nibble)
             }
             return 32
         }
     }
+
+    private static let processPrefix: UInt64 = {
+        var generator = SystemRandomNumberGenerator()
+        return generator.next()
+    }()
+
+    private static let nextSequence = Atomic<UInt64>(0)
 }

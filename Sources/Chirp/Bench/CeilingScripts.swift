@@ -64,14 +64,8 @@ public enum CeilingScripts {
             ])]),
             render("like", seed: seed, [(signedIn, false, [LikeQueries.like(post, by: viewer), LikeQueries.likeCount(of: post)])]),
             render("unlike", seed: seed, [(signedIn, false, [LikeQueries.unlike(post, by: viewer), LikeQueries.likeCount(of: post)])]),
-            render("follow", seed: seed, [(signedIn, false, [
-                """
-                insert into follows (follower_id, followee_id)
-                select (select app.user_id()), u.id from users u where u.username = \(username)
-                on conflict do nothing
-                """,
-                "select follower_count from users where username = \(username)",
-            ])]),
+            render("follow", seed: seed, [(signedIn, false, [FollowQueries.follow(username), FollowQueries.followerCount(of: username)])]),
+            render("unfollow", seed: seed, [(signedIn, false, [FollowQueries.unfollow(username), FollowQueries.followerCount(of: username)])]),
         ]
         // Creates run their insert with BEGIN and the identity, then COMMIT on its own.
         scripts.append(render("post", seed: seed, [(signedIn, false, [

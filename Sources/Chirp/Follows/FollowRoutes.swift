@@ -2,11 +2,8 @@ import Foundation
 import HTTP
 import Postgres
 
-/// `PUT /v1/users/:username/follow`, `DELETE /v1/users/:username/follow`.
-///
-/// Each is the write and the followee's counter, pipelined in one transaction: under READ
-/// COMMITTED the second statement sees the counter trigger's update, and the trigger's row
-/// locks (taken in id order) serialize concurrent follows of one user, so the count is exact.
+/// `PUT /v1/users/:username/follow`, `DELETE /v1/users/:username/follow`: each is the write
+/// and the followee's counter in one transaction (see `FollowQueries`).
 struct FollowRoutes: Sendable {
     let services: Services
 
@@ -23,12 +20,7 @@ struct FollowRoutes: Sendable {
         let results = try database {
             do {
                 return try services.pool.execute(as: .user(viewer), [
-                    """
-                    insert into follows (follower_id, followee_id)
-                    select (select app.user_id()), u.id from users u where u.username = \(username)
-                    on conflict do nothing
-                    """,
-                    "select follower_count from users where username = \(username)",
+                    FollowQueries.follow(username), FollowQueries.followerCount(of: username),
                 ])
             } catch let error as PostgresError where error.violates("follows_not_self") {
                 throw HTTPError.unprocessable(detail: "you cannot follow yourself")
@@ -47,12 +39,7 @@ struct FollowRoutes: Sendable {
         let username = try request.usernameParameter()
         let results = try database {
             try services.pool.execute(as: .user(viewer), [
-                """
-                delete from follows
-                where follower_id = (select app.user_id())
-                  and followee_id = (select u.id from users u where u.username = \(username))
-                """,
-                "select follower_count from users where username = \(username)",
+                FollowQueries.unfollow(username), FollowQueries.followerCount(of: username),
             ])
         }
         return try status(of: username, following: false, from: results[1])
