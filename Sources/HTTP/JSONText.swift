@@ -1,31 +1,9 @@
-/// Minimal JSON writing for the few fixed shapes this module emits (problems, log lines), so
-/// that key order is stable and no encoder is needed on the hot path. The byte form is also
-/// what response writers use for their strings.
+/// JSON string escaping into bytes, for the fixed shapes this module emits (problems, log
+/// lines) and for the service's response writers: key order stays stable and no encoder is
+/// needed on the hot path. Control characters, quotes and backslashes are escaped; U+2028
+/// and U+2029 pass through, as JSON allows.
 public enum JSONText {
-    /// Appends `value` as a quoted JSON string.
-    static func appendString(_ value: String, to out: inout String) {
-        out.append("\"")
-        for scalar in value.unicodeScalars {
-            switch scalar {
-            case "\"": out.append("\\\"")
-            case "\\": out.append("\\\\")
-            case "\n": out.append("\\n")
-            case "\r": out.append("\\r")
-            case "\t": out.append("\\t")
-            case _ where scalar.value < 0x20 || scalar.value == 0x2028 || scalar.value == 0x2029:
-                out.append("\\u")
-                let hex = String(scalar.value, radix: 16)
-                out.append(String(repeating: "0", count: 4 - hex.count))
-                out.append(hex)
-            default:
-                out.unicodeScalars.append(scalar)
-            }
-        }
-        out.append("\"")
-    }
-
-    /// Appends `value` as a quoted JSON string to bytes, copying runs that need no escaping
-    /// in one go.
+    /// Appends `value` as a quoted JSON string, copying runs that need no escaping in one go.
     public static func appendString(_ value: String, to out: inout [UInt8]) {
         out.append(UInt8(ascii: "\""))
         var text = value
@@ -51,10 +29,4 @@ public enum JSONText {
     }
 
     private static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
-
-    static func quoted(_ value: String) -> String {
-        var out = ""
-        appendString(value, to: &out)
-        return out
-    }
 }

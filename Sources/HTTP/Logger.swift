@@ -102,12 +102,6 @@ public struct Logger: Sendable {
     }
 
     /// UTC with milliseconds, for example `2026-11-30T10:53:13.042Z`.
-    static func timestamp() -> String {
-        var bytes: [UInt8] = []
-        appendTimestamp(to: &bytes)
-        return String(decoding: bytes, as: UTF8.self)
-    }
-
     static func appendTimestamp(to bytes: inout [UInt8]) {
         var now = timespec()
         clock_gettime(CLOCK_REALTIME, &now)

@@ -9,21 +9,21 @@ public enum Problem {
         var headers = problem.headers
         headers.set("Content-Type", contentType)
         headers.set(RequestID.headerName, requestID)
-        return HTTPResponse(status: problem.status, headers: headers, body: Array(body(problem, requestID: requestID).utf8))
+        return HTTPResponse(status: problem.status, headers: headers, body: body(problem, requestID: requestID))
     }
 
-    static func body(_ problem: HTTPError, requestID: String) -> String {
-        var out = #"{"type":"about:blank","title":"#
+    static func body(_ problem: HTTPError, requestID: String) -> [UInt8] {
+        var out = Array(#"{"type":"about:blank","title":"#.utf8)
         JSONText.appendString(HTTPStatus.reasonPhrase(problem.status), to: &out)
-        out.append(#","status":"#)
-        out.append(String(problem.status))
-        out.append(#","code":"#)
+        out.append(contentsOf: #","status":"#.utf8)
+        out.append(contentsOf: String(problem.status).utf8)
+        out.append(contentsOf: #","code":"#.utf8)
         JSONText.appendString(problem.code, to: &out)
-        out.append(#","detail":"#)
+        out.append(contentsOf: #","detail":"#.utf8)
         JSONText.appendString(problem.detail, to: &out)
-        out.append(#","requestId":"#)
+        out.append(contentsOf: #","requestId":"#.utf8)
         JSONText.appendString(requestID, to: &out)
-        out.append("}")
+        out.append(UInt8(ascii: "}"))
         return out
     }
 }
