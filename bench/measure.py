@@ -185,7 +185,10 @@ def write_report(args, results):
     with open("docs/benchmarks.json", "w") as handle:
         json.dump(results, handle, indent=2, sort_keys=True)
     rows = []
-    for name, value in results.items():
+    # In the order they run (the JSON beside the report has its keys sorted).
+    order = ["feed", "feed_deep", "global", "explore", "comments", "profile", "user_posts", "search",
+             "like_unlike", "like_unlike_hot", "comment", "post", "follow_unfollow"]
+    for name, value in sorted(results.items(), key=lambda item: order.index(item[0]) if item[0] in order else len(order)):
         if isinstance(value, dict) and "ratio" in value:
             target = 0.75 if value["kind"] == "read" else 0.6
             rows.append("| %s | %s | %.0f | %.2f | %.2f | %d | %.0f | **%.2f** | %.2f |" % (
