@@ -262,6 +262,11 @@ struct TokenVector: Sendable, CustomTestStringConvertible {
         .field("Basic scheme", .unauthorized) { _ in "Basic " + Data("user:pass".utf8).base64EncodedString() },
         .field("a token with no scheme", .unauthorized) { $0.signed() },
         .field("Bearer glued to the token", .unauthorized) { "Bearer" + $0.signed() },
+        .field("Bearer followed by a colon", .unauthorized) { "Bearer:" + $0.signed() },
+        .field("a scheme that only starts like Bearer", .unauthorized) { "Bearez " + $0.signed() },
+        .field("bearer in lower case", .accepted) { "bearer " + $0.signed() },
+        .field("BEARER in upper case", .accepted) { "BEARER " + $0.signed() },
+        .field("spaces and a tab around the token", .accepted) { "Bearer   " + $0.signed() + " \t" },
     ]
 }
 

@@ -9,10 +9,7 @@ struct CursorPage<Item: JSONWritable>: JSONWritable {
 
     func write(to json: inout JSONWriter) {
         json.beginObject()
-        json.key("items")
-        json.beginArray()
-        for item in items { item.write(to: &json) }
-        json.endArray()
+        json.key("items"); json.array(items)
         json.key("nextCursor"); json.optionalString(nextCursor)
         json.key("hasMore"); json.bool(hasMore)
         if case .some(let head) = headCursor {

@@ -45,6 +45,13 @@ struct JSONWriter {
         bytes.append(bracket)
     }
 
+    /// An array of values that write themselves.
+    mutating func array(_ items: [some JSONWritable]) {
+        beginArray()
+        for item in items { item.write(to: &self) }
+        endArray()
+    }
+
     /// Writes a key; the next value call writes its value.
     mutating func key(_ name: StaticString) {
         separate()

@@ -20,32 +20,24 @@ struct CommentRoutes: Sendable {
     func thread(_ request: HTTPRequest) throws -> HTTPResponse {
         let viewer = try services.authenticator.viewer(of: request)
         let post = try request.uuidParameter("id")
-        let page = try KeysetRequest(request, scope: "posts/\(post.lowercasedString)/comments", cursors: services.cursors)
-        let results = try database {
-            try services.pool.execute(as: services.identity(for: viewer), readOnly: true, [
-                CommentQueries.thread(of: post, after: page.after ?? .bottom, limit: page.fetchLimit),
-                CommentQueries.postExists(post),
-            ])
-        }
-        guard try results[1].rows[0].decode(Bool.self, at: 0) else { throw HTTPError.notFound(detail: "no such post") }
-        let comments = try results[0].rows.map(Comment.init(row:))
-        return respond(200, page.page(comments, cursors: services.cursors, position: \.position))
+        return try services.childList(
+            request, viewer: viewer, scope: "posts/\(post.lowercasedString)/comments", missingParent: "no such post",
+            statements: { after, limit in
+                (CommentQueries.thread(of: post, after: after ?? .bottom, limit: limit), CommentQueries.postExists(post))
+            },
+            item: Comment.init(row:), position: \.position)
     }
 
     /// The replies to one comment, oldest first.
     func replies(_ request: HTTPRequest) throws -> HTTPResponse {
         let viewer = try services.authenticator.viewer(of: request)
         let comment = try request.uuidParameter("id")
-        let page = try KeysetRequest(request, scope: "comments/\(comment.lowercasedString)/replies", cursors: services.cursors)
-        let results = try database {
-            try services.pool.execute(as: services.identity(for: viewer), readOnly: true, [
-                CommentQueries.replies(to: comment, after: page.after ?? .bottom, limit: page.fetchLimit),
-                CommentQueries.exists(comment),
-            ])
-        }
-        guard try results[1].rows[0].decode(Bool.self, at: 0) else { throw HTTPError.notFound(detail: "no such comment") }
-        let comments = try results[0].rows.map(Comment.init(row:))
-        return respond(200, page.page(comments, cursors: services.cursors, position: \.position))
+        return try services.childList(
+            request, viewer: viewer, scope: "comments/\(comment.lowercasedString)/replies", missingParent: "no such comment",
+            statements: { after, limit in
+                (CommentQueries.replies(to: comment, after: after ?? .bottom, limit: limit), CommentQueries.exists(comment))
+            },
+            item: Comment.init(row:), position: \.position)
     }
 
     /// 201 Comment; `parentId` makes it a reply to a top-level comment of the same post.

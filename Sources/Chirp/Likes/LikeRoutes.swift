@@ -53,15 +53,11 @@ struct LikeRoutes: Sendable {
     func likers(_ request: HTTPRequest) throws -> HTTPResponse {
         let viewer = try services.authenticator.viewer(of: request)
         let post = try request.uuidParameter("id")
-        let page = try KeysetRequest(request, scope: "posts/\(post.lowercasedString)/likes", cursors: services.cursors)
-        let results = try database {
-            try services.pool.execute(as: services.identity(for: viewer), readOnly: true, [
-                LikeQueries.likers(of: post, after: page.after ?? .top, limit: page.fetchLimit),
-                LikeQueries.postExists(post),
-            ])
-        }
-        guard try results[1].rows[0].decode(Bool.self, at: 0) else { throw HTTPError.notFound(detail: "no such post") }
-        let likers = try results[0].rows.map(Liker.init(row:))
-        return respond(200, page.page(likers, cursors: services.cursors, position: \.position))
+        return try services.childList(
+            request, viewer: viewer, scope: "posts/\(post.lowercasedString)/likes", missingParent: "no such post",
+            statements: { after, limit in
+                (LikeQueries.likers(of: post, after: after ?? .top, limit: limit), LikeQueries.postExists(post))
+            },
+            item: Liker.init(row:), position: \.position)
     }
 }

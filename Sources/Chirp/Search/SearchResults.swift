@@ -7,10 +7,7 @@ struct SearchResults<Item: JSONWritable>: JSONWritable {
 
     func write(to json: inout JSONWriter) {
         json.beginObject()
-        json.key("items")
-        json.beginArray()
-        for item in items { item.write(to: &json) }
-        json.endArray()
+        json.key("items"); json.array(items)
         json.key("metadata")
         json.beginObject()
         json.key("page"); json.int(page.page)

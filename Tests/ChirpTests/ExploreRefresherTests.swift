@@ -1,0 +1,53 @@
+@testable import Chirp
+import Foundation
+import HTTP
+import Postgres
+import Synchronization
+import Testing
+
+/// Explore snapshots ranked off the request path: the refresher ranks one when the newest is
+/// older than three quarters of its interval, and requests then read that one instead of
+/// ranking their own.
+@Suite struct ExploreRefresherTests {
+    @Test func requestsReadTheRefreshersSnapshotInsteadOfRankingTheirOwn() async throws {
+        let app = try TestService()
+        let author = try await app.signUp("ranked")
+        _ = try await app.client.post("/v1/posts", json: ["body": "to be ranked"], token: author.accessToken)
+        try app.database.adminConnection().query("delete from explore_snapshots")
+
+        try ExploreRefresher.refresh(on: app.service.pool)
+        #expect(try app.database.scalar("select count(*) from explore_snapshots", as: Int.self) == 1)
+        try ExploreRefresher.refresh(on: app.service.pool)  // still fresh: nothing to do
+        #expect(try app.database.scalar("select count(*) from explore_snapshots", as: Int.self) == 1)
+
+        let page = try await app.client.get("/v1/explore")
+        #expect(page.status == 200)
+        #expect(page.json["items"].array.count == 1)
+        #expect(try app.database.scalar("select count(*) from explore_snapshots", as: Int.self) == 1)
+
+        // Past three quarters of the interval, the refresher ranks a new one beside the old.
+        try app.database.adminConnection().query("update explore_snapshots set created_at = now() - interval '16 seconds'")
+        try ExploreRefresher.refresh(on: app.service.pool)
+        #expect(try app.database.scalar("select count(*) from explore_snapshots", as: Int.self) == 2)
+        #expect(try await app.client.get("/v1/explore").status == 200)
+        #expect(try app.database.scalar("select count(*) from explore_snapshots", as: Int.self) == 2)
+    }
+
+    @Test func aPeriodicJobKeepsRunningAfterAFailedRunAndLogsIt() async throws {
+        let runs = Atomic<Int>(0)
+        let logged = Mutex<[String]>([])
+        let logger = Logger(label: "test", sink: { line in logged.withLock { $0.append(line) } })
+        let job = PeriodicJob(name: "flaky", interval: .milliseconds(20), logger: logger) {
+            if runs.add(1, ordering: .relaxed).newValue == 1 { throw Flaky() }
+        }
+        job.start()
+        defer { job.stop() }
+        for _ in 0..<200 where runs.load(ordering: .relaxed) < 3 {
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        #expect(runs.load(ordering: .relaxed) >= 3)
+        #expect(logged.withLock { $0.contains { $0.contains(#""msg":"flaky failed""#) } })
+    }
+}
+
+private struct Flaky: Error {}
