@@ -101,6 +101,10 @@ import Testing
         let retry = try await app.client.request("POST", "/v1/auth/signup", body: bytes, headers: ["Idempotency-Key": key])
         #expect(first.status == 201 && retry.status == 201, "\(retry.status) \(retry.text)")
         #expect(retry.header("Idempotent-Replayed") == "true")
+        for response in [first, retry] {  // a replay still reports the attempts left, as documented
+            #expect(response.header("RateLimit-Policy")?.hasPrefix("\"signup-ip\"") == true)
+            #expect(response.header("RateLimit")?.hasPrefix("\"signup-ip\"") == true)
+        }
         #expect(first.json["user"]["id"] == retry.json["user"]["id"])
         #expect(first.json["refreshToken"] != retry.json["refreshToken"])
         #expect(try await app.client.get("/v1/me", token: retry.json["accessToken"].string).status == 200)

@@ -55,7 +55,7 @@ struct AuthRoutes: Sendable {
                         refreshHash: RefreshTokens.hash(refreshToken)))
                     let user = try Profile(row: result.rows[0])
                     created = user.id
-                    return respond(201, Session(user: user, accessToken: tokens.issue(for: user.id), refreshToken: refreshToken, expiresIn: tokens.lifetime), headers: headers)
+                    return respond(201, Session(user: user, accessToken: tokens.issue(for: user.id), refreshToken: refreshToken, expiresIn: tokens.lifetime))
                 } catch let error as PostgresError where error.sqlState == .uniqueViolation {
                     throw HTTPError.conflict(code: "username_taken", detail: "that username is taken")
                 }
@@ -114,7 +114,7 @@ struct AuthRoutes: Sendable {
             var statements = [AuthQueries.startSession(userID: user.id, refreshHash: RefreshTokens.hash(refreshToken))]
             if let newHash { statements.append(AuthQueries.replacePasswordHash(userID: user.id, passwordHash: newHash)) }
             try database { _ = try pool.execute(as: .authService, statements) }
-            return respond(200, Session(user: user, accessToken: tokens.issue(for: user.id), refreshToken: refreshToken, expiresIn: tokens.lifetime), headers: headers)
+            return respond(200, Session(user: user, accessToken: tokens.issue(for: user.id), refreshToken: refreshToken, expiresIn: tokens.lifetime))
         }
     }
 
@@ -143,7 +143,7 @@ struct AuthRoutes: Sendable {
             guard let user else {
                 throw HTTPError.unauthorized(code: "unauthorized", detail: "the refresh token is invalid, expired or already used")
             }
-            return respond(200, Session(user: user, accessToken: tokens.issue(for: user.id), refreshToken: successor, expiresIn: tokens.lifetime), headers: headers)
+            return respond(200, Session(user: user, accessToken: tokens.issue(for: user.id), refreshToken: successor, expiresIn: tokens.lifetime))
         }
     }
 
@@ -184,12 +184,15 @@ struct AuthRoutes: Sendable {
         .unauthorized(code: "unauthorized", detail: "username or password is wrong")
     }
 
-    /// Runs the part of a request after its attempt was counted: an error answer (wrong
-    /// password, taken username, dead refresh token) carries the budget's `RateLimit-Policy`
-    /// and `RateLimit` fields too, so a client sees how many attempts it has left.
+    /// Runs the part of a request after its attempt was counted. Every answer, success or
+    /// error (wrong password, taken username, dead refresh token, a replayed sign-up), carries
+    /// the budget's `RateLimit-Policy` and `RateLimit` fields, so a client always sees how many
+    /// attempts it has left.
     private func reporting(_ headers: HTTPHeaders, _ body: () throws -> HTTPResponse) throws -> HTTPResponse {
         do {
-            return try body()
+            var response = try body()
+            for (name, value) in headers where !response.headers.contains(name) { response.headers.set(name, value) }
+            return response
         } catch var error as HTTPError {
             for (name, value) in headers where !error.headers.contains(name) { error.headers.set(name, value) }
             throw error
