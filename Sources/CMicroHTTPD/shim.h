@@ -26,6 +26,8 @@ struct chirp_mhd_settings {
     size_t thread_stack_size;
     unsigned int listen_backlog;
     int strict_for_client;
+    /* SO_REUSEPORT, so that several daemons (one per event loop) listen on one port. */
+    int reuse_port;
 };
 
 typedef void *(*chirp_mhd_uri_log_callback)(void *cls, const char *uri,
@@ -37,7 +39,8 @@ chirp_mhd_start(const struct chirp_mhd_settings *s,
                 MHD_RequestCompletedCallback completed, void *completed_cls,
                 MHD_NotifyConnectionCallback notify, void *notify_cls,
                 chirp_mhd_uri_log_callback uri_log, void *uri_log_cls,
-                MHD_LogCallback logger, void *logger_cls)
+                MHD_LogCallback logger, void *logger_cls,
+                MHD_AcceptPolicyCallback accept_policy, void *accept_policy_cls)
 {
     struct MHD_OptionItem ops[16];
     int n = 0;
@@ -56,13 +59,21 @@ chirp_mhd_start(const struct chirp_mhd_settings *s,
     if (s->thread_stack_size) CHIRP_OPT(MHD_OPTION_THREAD_STACK_SIZE, s->thread_stack_size, NULL);
     if (s->listen_backlog) CHIRP_OPT(MHD_OPTION_LISTEN_BACKLOG_SIZE, s->listen_backlog, NULL);
     if (s->strict_for_client) CHIRP_OPT(MHD_OPTION_STRICT_FOR_CLIENT, s->strict_for_client, NULL);
+    if (s->reuse_port) CHIRP_OPT(MHD_OPTION_LISTENING_ADDRESS_REUSE, 1, NULL);
     CHIRP_OPT(MHD_OPTION_NOTIFY_COMPLETED, completed, completed_cls);
     CHIRP_OPT(MHD_OPTION_NOTIFY_CONNECTION, notify, notify_cls);
     CHIRP_OPT(MHD_OPTION_URI_LOG_CALLBACK, uri_log, uri_log_cls);
     CHIRP_OPT(MHD_OPTION_END, 0, NULL);
 #undef CHIRP_OPT
-    return MHD_start_daemon(s->flags, s->port, NULL, NULL, access, access_cls,
+    return MHD_start_daemon(s->flags, s->port, accept_policy, accept_policy_cls, access, access_cls,
                             MHD_OPTION_ARRAY, ops, MHD_OPTION_END);
+}
+
+/* The daemon's epoll descriptor, for an external event loop to wait on; -1 without epoll. */
+static inline int chirp_mhd_epoll_fd(struct MHD_Daemon *daemon)
+{
+    const union MHD_DaemonInfo *info = MHD_get_daemon_info(daemon, MHD_DAEMON_INFO_EPOLL_FD);
+    return info ? info->epoll_fd : -1;
 }
 
 /* The port the daemon is bound to (useful when started on port 0), or 0 if unknown. */
@@ -88,18 +99,23 @@ static inline void *chirp_mhd_socket_context(struct MHD_Connection *connection)
     return info ? info->socket_context : NULL;
 }
 
-/* Writes the client's IP address as text into buf; returns 0 on success, -1 otherwise. */
-static inline int chirp_mhd_client_ip(struct MHD_Connection *connection, char *buf, size_t len)
+/* Writes the IP address of sa as text into buf; returns 0 on success, -1 otherwise. */
+static inline int chirp_sockaddr_ip(const struct sockaddr *sa, char *buf, size_t len)
 {
-    const union MHD_ConnectionInfo *info =
-        MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
-    if (!info || !info->client_addr || len == 0) return -1;
-    const struct sockaddr *sa = info->client_addr;
+    if (!sa || len == 0) return -1;
     const void *src;
     if (sa->sa_family == AF_INET) src = &((const struct sockaddr_in *)sa)->sin_addr;
     else if (sa->sa_family == AF_INET6) src = &((const struct sockaddr_in6 *)sa)->sin6_addr;
     else return -1;
     return inet_ntop(sa->sa_family, src, buf, (socklen_t)len) ? 0 : -1;
+}
+
+/* Writes the client's IP address as text into buf; returns 0 on success, -1 otherwise. */
+static inline int chirp_mhd_client_ip(struct MHD_Connection *connection, char *buf, size_t len)
+{
+    const union MHD_ConnectionInfo *info =
+        MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+    return info ? chirp_sockaddr_ip(info->client_addr, buf, len) : -1;
 }
 
 #endif

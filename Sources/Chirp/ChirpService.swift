@@ -1,8 +1,10 @@
+import EventLoops
 import Foundation
 import HTTP
 import Postgres
 
-/// The running service: the connection pool, the routes, and the HTTP server in front.
+/// The running service: the connection pool, the routes, and the HTTP server in front, all on
+/// one event loop (see `HTTPServer`).
 public final class ChirpService: Sendable {
     public let configuration: ChirpConfiguration
     public let pool: PostgresPool
@@ -10,13 +12,15 @@ public final class ChirpService: Sendable {
     public let logger: Logger
     public let router: Router
     private let server: HTTPServer
+    private let eventLoops: [EventLoop]
     let housekeeping: Housekeeping
     let exploreRefresher: ExploreRefresher
 
-    public init(configuration: ChirpConfiguration) {
+    public init(configuration: ChirpConfiguration) throws {
         self.configuration = configuration
         logger = Logger(label: "chirp", minimumLevel: configuration.logLevel)
-        pool = PostgresPool(configuration: configuration.database, pool: configuration.pool)
+        eventLoops = try (0..<max(1, configuration.http.eventLoops)).map { _ in try EventLoop(name: "chirp") }
+        pool = PostgresPool(configuration: configuration.database, pool: configuration.pool, eventLoop: eventLoops[0])
         metrics = Metrics()
         router = Router(logger: logger)
         OpsRoutes(pool: pool, metrics: metrics).register(on: router)
@@ -45,7 +49,7 @@ public final class ChirpService: Sendable {
         housekeeping = Housekeeping(pool: pool, logger: logger)
         exploreRefresher = ExploreRefresher(pool: pool, logger: logger)
         let router = self.router
-        server = HTTPServer(
+        server = try HTTPServer(
             configuration: configuration.http,
             middleware: [
                 RequestIDMiddleware(),
@@ -53,7 +57,8 @@ public final class ChirpService: Sendable {
                 MetricsMiddleware(metrics: metrics),
             ],
             logger: logger,
-            handler: { request in router.respond(to: request) })
+            eventLoops: eventLoops,
+            handler: { request in await router.respond(to: request) })
     }
 
     /// The bound port (useful when configured with port 0).
@@ -72,6 +77,7 @@ public final class ChirpService: Sendable {
         housekeeping.stop()
         exploreRefresher.stop()
         pool.close()
+        eventLoops.forEach { $0.stop() }
         logger.info("stopped")
     }
 }

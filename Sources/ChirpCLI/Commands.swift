@@ -37,7 +37,7 @@ enum Command: String, CaseIterable {
         sigaddset(&signals, SIGINT)
         pthread_sigmask(SIG_BLOCK, &signals, nil)
 
-        let service = ChirpService(configuration: try environment.serviceConfiguration())
+        let service = try ChirpService(configuration: try environment.serviceConfiguration())
         try service.start()
         var received: Int32 = 0
         sigwait(&signals, &received)

@@ -8,12 +8,10 @@ public struct AccessLogMiddleware: HTTPMiddleware {
         self.logger = logger
     }
 
-    public func handle(_ request: HTTPRequest, next: HTTPHandler) throws -> HTTPResponse {
-        let started = ContinuousClock.now
-        let response = try next(request)
-        let elapsed = started.duration(to: .now)
+    public func didHandle(_ request: HTTPRequest, response: inout HTTPResponse) {
+        let elapsed = request.receivedAt.duration(to: .now)
         let level: Logger.Level = response.status >= 500 ? .error : .info
-        guard logger.isEnabled(level) else { return response }
+        guard logger.isEnabled(level) else { return }
         logger.log(level, "request", [
             ("method", .string(request.methodLabel)),
             ("route", .string(response.route ?? request.route)),
@@ -22,7 +20,6 @@ public struct AccessLogMiddleware: HTTPMiddleware {
             ("requestId", .string(request.requestID)),
             ("remote", .string(request.remoteAddress)),
         ])
-        return response
     }
 }
 

@@ -9,12 +9,15 @@ import Synchronization
 /// pointer, so a request touches only its own atomics, never a shared lock.
 final class ConnectionState: Sendable {
     let socket: Int32
+    /// The client's IP address as text.
+    let address: String
     /// Monotonic nanoseconds since when the connection has waited for its current request to
     /// arrive; 0 while a handler runs.
     let waitingSince = Atomic<Int64>(0)
 
-    init(socket: Int32) {
+    init(socket: Int32, address: String) {
         self.socket = socket
+        self.address = address
         waitingSince.store(Monotonic.nanoseconds(), ordering: .relaxed)
     }
 
@@ -32,23 +35,48 @@ final class ConnectionState: Sendable {
 /// been waiting for the current request (from its start or the previous response, restarted when
 /// the request line is in; paused while the handler runs), and `cutOverdue` shuts down the socket
 /// of any that waits too long. libmicrohttpd then sees the connection end and closes it itself.
+///
+/// It also counts open connections, in all and per client address, for the connection limits:
+/// with one libmicrohttpd daemon per event loop, no single daemon sees them all.
 final class ConnectionDeadlines: Sendable {
-    private let open = Mutex<[ObjectIdentifier: ConnectionState]>([:])
+    private struct Open {
+        var states: [ObjectIdentifier: ConnectionState] = [:]
+        var perAddress: [String: Int] = [:]
+    }
 
-    func opened(socket: Int32) -> ConnectionState {
-        let state = ConnectionState(socket: socket)
-        open.withLock { $0[ObjectIdentifier(state)] = state }
+    private let open = Mutex(Open())
+
+    func opened(socket: Int32, address: String) -> ConnectionState {
+        let state = ConnectionState(socket: socket, address: address)
+        open.withLock { open in
+            open.states[ObjectIdentifier(state)] = state
+            open.perAddress[address, default: 0] += 1
+        }
         return state
+    }
+
+    /// Whether one more connection from `address` stays within `limit` in all and
+    /// `perAddressLimit` from one address (0: no such limit). Two daemons admitting at the
+    /// same instant may each let one through: the limits hold to within the number of loops.
+    func admits(_ address: String, limit: Int, perAddressLimit: Int) -> Bool {
+        open.withLock { open in
+            open.states.count < limit
+                && (perAddressLimit == 0 || open.perAddress[address, default: 0] < perAddressLimit)
+        }
     }
 
     /// libmicrohttpd reports a connection closed before it closes the socket, and `cutOverdue`
     /// holds the same lock while it shuts sockets down, so a socket number reused by a newer
     /// connection is never touched.
     func closed(_ state: ConnectionState) {
-        open.withLock { _ = $0.removeValue(forKey: ObjectIdentifier(state)) }
+        open.withLock { open in
+            guard open.states.removeValue(forKey: ObjectIdentifier(state)) != nil else { return }
+            let remaining = open.perAddress[state.address, default: 1] - 1
+            open.perAddress[state.address] = remaining > 0 ? remaining : nil
+        }
     }
 
-    var count: Int { open.withLock { $0.count } }
+    var count: Int { open.withLock { $0.states.count } }
 
     /// Shuts down the sockets of connections that have waited longer than `limit`; returns how
     /// many.
@@ -58,7 +86,7 @@ final class ConnectionDeadlines: Sendable {
         let limitNanoseconds = seconds * 1_000_000_000 + attoseconds / 1_000_000_000
         return open.withLock { open in
             var cut = 0
-            for state in open.values {
+            for state in open.states.values {
                 let since = state.waitingSince.load(ordering: .relaxed)
                 guard since != 0, now - since > limitNanoseconds else { continue }
                 // Only if the connection did not move on meanwhile.

@@ -1,18 +1,16 @@
-/// A request handler. Handlers are synchronous and run on a server thread, where blocking (on a
-/// database, say) is expected.
-public typealias HTTPHandler = @Sendable (HTTPRequest) throws -> HTTPResponse
+/// A request handler. Handlers run on the server's event loop: they await the database and
+/// anything else slow, and never block the thread (blocking work goes to `BlockingWork`).
+public typealias HTTPHandler = @Sendable (HTTPRequest) async throws -> HTTPResponse
 
-/// Code that wraps every request: it may change the request, answer on its own, or call `next`
-/// and change the response.
+/// Code that sees every request and its response: the server calls `willHandle` before the
+/// handler runs and `didHandle` with its answer, also for requests the server refuses itself.
+/// Both run on the event loop and must be quick.
 public protocol HTTPMiddleware: Sendable {
-    func handle(_ request: HTTPRequest, next: HTTPHandler) throws -> HTTPResponse
+    func willHandle(_ request: HTTPRequest)
+    /// May change the response.
+    func didHandle(_ request: HTTPRequest, response: inout HTTPResponse)
 }
 
-extension Array where Element == any HTTPMiddleware {
-    /// Folds the middleware around `handler`; the first element is the outermost.
-    func wrapping(_ handler: @escaping HTTPHandler) -> HTTPHandler {
-        reversed().reduce(handler) { next, middleware in
-            { request in try middleware.handle(request, next: next) }
-        }
-    }
+extension HTTPMiddleware {
+    public func willHandle(_ request: HTTPRequest) {}
 }

@@ -16,6 +16,8 @@ public struct HTTPRequest: Sendable {
     /// The matched pattern, such as `/v1/posts/:id`, or `unmatched`: a bounded label for logs
     /// and metrics.
     public var route: String
+    /// When the server had the request's head: where its duration is measured from.
+    public var receivedAt: ContinuousClock.Instant
 
     /// Set by the server when it refuses the request itself; the refusal still runs through the
     /// middleware so that it is logged, counted and tagged like any other response.
@@ -35,7 +37,8 @@ public struct HTTPRequest: Sendable {
         remoteAddress: String = "127.0.0.1",
         pathParameters: [String: String] = [:],
         requestID: String = RequestID.generate(),
-        route: String = HTTPRequest.unmatchedRoute
+        route: String = HTTPRequest.unmatchedRoute,
+        receivedAt: ContinuousClock.Instant = .now
     ) {
         self.method = method
         self.path = path
@@ -46,6 +49,7 @@ public struct HTTPRequest: Sendable {
         self.pathParameters = pathParameters
         self.requestID = requestID
         self.route = route
+        self.receivedAt = receivedAt
     }
 
     /// The route label of a request that matched no pattern.

@@ -5,13 +5,33 @@ import Darwin
 #endif
 import CMicroHTTPD
 
-/// The functions libmicrohttpd calls, on its own threads. Each turns its context pointer back
-/// into the `ServerCore` (retained by `HTTPServer.start`, released after the daemon stops) and
-/// calls a named method; none captures anything or is actor-isolated.
+/// The functions libmicrohttpd calls, on its daemon's event loop. Each turns its context pointer
+/// back into the `ServedDaemon` (retained while the daemon runs) and calls a named method; none
+/// captures anything or is actor-isolated.
 enum MHDCallbacks {
-    static func core(_ pointer: UnsafeMutableRawPointer?) -> ServerCore? {
+    static func served(_ pointer: UnsafeMutableRawPointer?) -> ServedDaemon? {
         guard let pointer else { return nil }
-        return Unmanaged<ServerCore>.fromOpaque(pointer).takeUnretainedValue()
+        return Unmanaged<ServedDaemon>.fromOpaque(pointer).takeUnretainedValue()
+    }
+
+    static func core(_ pointer: UnsafeMutableRawPointer?) -> ServerCore? {
+        served(pointer)?.core
+    }
+
+    /// A connection was accepted: refused (closed at once) when it would exceed the server's
+    /// connection limits, which span every daemon.
+    static let acceptPolicy: MHD_AcceptPolicyCallback = { cls, address, _ in
+        guard let core = core(cls) else { return .NO }
+        let client = withUnsafeTemporaryAllocation(of: CChar.self, capacity: 64) { buffer -> String in
+            buffer.initialize(repeating: 0)
+            guard chirp_sockaddr_ip(address, buffer.baseAddress, buffer.count - 1) == 0, let start = buffer.baseAddress else {
+                return "unknown"
+            }
+            return String(cString: start)
+        }
+        let admitted = core.deadlines.admits(
+            client, limit: core.configuration.connectionLimit, perAddressLimit: core.configuration.perIPConnectionLimit)
+        return admitted ? .YES : .NO
     }
 
     /// The connection's state, set when it opened and released when it closed.
@@ -35,11 +55,12 @@ enum MHDCallbacks {
 
     static let access: MHD_AccessHandlerCallback = {
         cls, connection, _, method, _, uploadData, uploadSize, contextPointer in
-        guard let core = core(cls), let connection, let method, let uploadSize,
+        guard let served = served(cls), let connection, let method, let uploadSize,
               let contextPointer, let raw = contextPointer.pointee
         else { return .NO }
         let context = Unmanaged<RequestContext>.fromOpaque(raw).takeUnretainedValue()
-        return core.access(
+        return served.core.access(
+            served: served,
             connection: connection, context: context, method: String(cString: method),
             uploadData: uploadData, uploadSize: uploadSize)
     }
@@ -59,7 +80,8 @@ enum MHDCallbacks {
         guard let core = core(cls), let connection, let socketContext else { return }
         switch event {
         case .CONNECTION_NOTIFY_STARTED:
-            let state = core.deadlines.opened(socket: chirp_mhd_connection_fd(connection))
+            let state = core.deadlines.opened(
+                socket: chirp_mhd_connection_fd(connection), address: ServerCore.clientAddress(connection))
             socketContext.pointee = Unmanaged.passRetained(state).toOpaque()
         default:
             guard let pointer = socketContext.pointee else { return }

@@ -4,25 +4,23 @@ import Glibc
 import Darwin
 #endif
 import CMicroHTTPD
+import EventLoops
 import Synchronization
 
 /// An HTTP/1.1 server on libmicrohttpd: keep-alive, pipelining, bounded connections, heads,
-/// bodies and request time, and graceful shutdown. Handlers are synchronous and may block.
+/// bodies and request time, and graceful shutdown.
 ///
-/// Concurrency: one thread per connection (libmicrohttpd's thread-per-connection mode, with poll),
-/// bounded by `connectionLimit`. Handlers block on the database, usually for 0.2–5 ms and now and
-/// then far longer. Measured on a 2-core machine with handlers sleeping 1 ms, one call in 200
-/// sleeping 200 ms, over 64 keep-alive connections: this model served 16.9k requests/s with a p99
-/// of 8 ms; a 16-thread epoll pool 7.2k with a p99 of 205 ms (a stalled handler holds up every
-/// connection its thread polls); a suspend/resume hand-off to 64 worker threads 11.8k with a p99
-/// of 10 ms (a thread wake-up per request). The cost is a thread per open connection, about
-/// 20 KiB resident beyond the connection's own 32 KiB buffer pool. `.threadPool` remains for
-/// handlers that never block.
+/// Concurrency: event loops, one per core by default, each running a libmicrohttpd daemon in its
+/// external-epoll mode; the daemons share the port (`SO_REUSEPORT`), so the kernel spreads
+/// connections over them. When a request is complete its connection is suspended and the handler
+/// runs as a task on the same loop, awaiting the database without blocking; its answer resumes
+/// the connection. One wake-up thus serves every connection and database socket of that loop that
+/// became ready meanwhile, with no thread per connection and no hand-off between threads.
+/// Handlers must never block a loop: blocking work goes to `BlockingWork`.
 public final class HTTPServer: Sendable {
     private struct Running {
-        var daemon: OpaquePointer
+        var daemons: [ServedDaemon]
         var port: Int
-        var context: Unmanaged<ServerCore>
         var watchdog: DeadlineWatchdog
     }
 
@@ -33,14 +31,28 @@ public final class HTTPServer: Sendable {
     }
 
     private let core: ServerCore
+    private let loops: [EventLoop]
     private let phase = Mutex(Phase.idle)
+    /// Stopped with the server when the server made them.
+    private let ownsLoops: Bool
 
+    /// - Parameter eventLoops: the loops to serve on; share them with a `PostgresPool` so that
+    ///   handlers and their queries wait on the same threads. Without them the server makes
+    ///   `configuration.eventLoops` of its own.
     public init(
         configuration: HTTPServerConfiguration = HTTPServerConfiguration(),
         middleware: [any HTTPMiddleware] = [],
         logger: Logger = Logger(label: "http"),
+        eventLoops: [EventLoop]? = nil,
         handler: @escaping HTTPHandler
-    ) {
+    ) throws {
+        if let eventLoops, !eventLoops.isEmpty {
+            loops = eventLoops
+            ownsLoops = false
+        } else {
+            loops = try (0..<max(1, configuration.eventLoops)).map { _ in try EventLoop(name: "http") }
+            ownsLoops = true
+        }
         core = ServerCore(configuration: configuration, middleware: middleware, logger: logger, handler: handler)
     }
 
@@ -61,36 +73,37 @@ public final class HTTPServer: Sendable {
     /// Requests begun and not yet completed.
     public var requestsInFlight: Int { core.requestsInFlight.load(ordering: .relaxed) }
 
-    /// Binds and starts serving on libmicrohttpd's threads; returns once listening.
+    /// Binds and starts serving, a daemon on each event loop; returns once listening.
     public func start() throws {
         let configuration = core.configuration
         try Self.validate(configuration)
         try phase.withLock { phase in
             guard case .idle = phase else { throw HTTPServerError.alreadyStarted }
-            let context = Unmanaged.passRetained(core)
-            let daemon: OpaquePointer?
+            var started: [ServedDaemon] = []
+            var port = configuration.port
             do {
-                daemon = try Self.startDaemon(configuration, context: context.toOpaque())
+                for loop in loops {
+                    // The first daemon may pick the port (port 0); the others join it.
+                    let served = try ServedDaemon.start(
+                        configuration, port: port, sharingPort: loops.count > 1, core: core, loop: loop)
+                    started.append(served)
+                    port = served.port
+                }
             } catch {
-                context.release()
+                for served in started { served.stop() }
                 throw error
-            }
-            guard let daemon else {
-                context.release()
-                throw HTTPServerError.startFailed(host: configuration.host, port: configuration.port)
             }
             let watchdog = DeadlineWatchdog(
                 deadlines: core.deadlines, limit: configuration.requestTimeout, logger: core.logger)
-            let port = Int(chirp_mhd_bind_port(daemon))
-            phase = .running(Running(daemon: daemon, port: port, context: context, watchdog: watchdog))
+            phase = .running(Running(daemons: started, port: port, watchdog: watchdog))
         }
-        core.logger.info("listening", ["host": .string(configuration.host), "port": .int(port)])
+        core.logger.info("listening", ["host": .string(configuration.host), "port": .int(port), "eventLoops": .int(loops.count)])
     }
 
     /// Stops accepting connections, lets requests in flight finish until `deadline` (default:
     /// now plus `shutdownGrace`), then closes every connection and stops. Responses sent while
-    /// draining carry `Connection: close`. A handler still blocked at the deadline is waited
-    /// for, since its thread cannot be cancelled.
+    /// draining carry `Connection: close`. Handlers still running at the deadline are left to
+    /// finish on their loop; their answers have no connection left to go to.
     public func shutdown(deadline: ContinuousClock.Instant? = nil) {
         let deadline = deadline ?? .now + core.configuration.shutdownGrace
         let taken: Running? = phase.withLock { phase in
@@ -100,17 +113,14 @@ public final class HTTPServer: Sendable {
         }
         guard let running = taken else { return }
         core.draining.store(true, ordering: .relaxed)
-        let listener = MHD_quiesce_daemon(running.daemon)
+        for served in running.daemons { served.quiesce() }
         while core.requestsInFlight.load(ordering: .relaxed) > 0 && ContinuousClock.now < deadline {
             usleep(5_000)
         }
         let unfinished = core.requestsInFlight.load(ordering: .relaxed)
-        MHD_stop_daemon(running.daemon)
-        // The listening socket is ours to close after a quiesce, and only once the daemon's
-        // threads are gone.
-        if listener >= 0 { close(listener) }
+        for served in running.daemons { served.stop() }
         running.watchdog.stop()
-        running.context.release()
+        if ownsLoops { loops.forEach { $0.stop() } }
         core.logger.info("stopped", ["unfinishedRequests": .int(unfinished)])
     }
 
@@ -126,63 +136,5 @@ public final class HTTPServer: Sendable {
         try require(configuration.maxURLBytes > 0, "maxURLBytes must be positive")
         try require(configuration.maxBodyBytes >= 0, "maxBodyBytes must not be negative")
         try require(configuration.connectionMemoryLimit >= 4096, "connectionMemoryLimit must be at least 4096")
-        switch configuration.concurrency {
-        case .threadPerConnection:
-            break
-        case .threadPool(let threads):
-            try require(threads > 0, "threads must be positive")
-        }
-    }
-
-    private static func startDaemon(_ configuration: HTTPServerConfiguration, context: UnsafeMutableRawPointer) throws -> OpaquePointer? {
-        var flags = MHD_USE_INTERNAL_POLLING_THREAD.rawValue | MHD_USE_ITC.rawValue | MHD_USE_ERROR_LOG.rawValue
-        var poolSize: UInt32 = 0
-        switch configuration.concurrency {
-        case .threadPerConnection:
-            // poll, not select: select cannot watch descriptors above 1023.
-            flags |= MHD_USE_THREAD_PER_CONNECTION.rawValue | MHD_USE_POLL.rawValue
-        case .threadPool(let threads):
-            flags |= MHD_USE_EPOLL.rawValue
-            poolSize = UInt32(threads)
-        }
-
-        var settings = chirp_mhd_settings()
-        settings.port = UInt16(configuration.port)
-        settings.connection_limit = UInt32(configuration.connectionLimit)
-        settings.per_ip_connection_limit = UInt32(configuration.perIPConnectionLimit)
-        let timeout = configuration.connectionTimeout.components
-        settings.connection_timeout = UInt32(max(1, timeout.seconds + (timeout.attoseconds > 0 ? 1 : 0)))
-        settings.connection_memory_limit = configuration.connectionMemoryLimit
-        settings.thread_pool_size = poolSize
-        settings.thread_stack_size = configuration.threadStackSize
-        settings.listen_backlog = UInt32(configuration.listenBacklog)
-        settings.strict_for_client = 1
-
-        let start = { (address: UnsafePointer<sockaddr>) -> OpaquePointer? in
-            settings.bind_address = address
-            return chirp_mhd_start(
-                &settings,
-                MHDCallbacks.access, context,
-                MHDCallbacks.completed, context,
-                MHDCallbacks.connectionEvent, context,
-                MHDCallbacks.uriLog, context,
-                MHDCallbacks.log, context)
-        }
-
-        var ipv4 = sockaddr_in()
-        if inet_pton(AF_INET, configuration.host, &ipv4.sin_addr) == 1 {
-            ipv4.sin_family = sa_family_t(AF_INET)
-            ipv4.sin_port = UInt16(configuration.port).bigEndian
-            settings.flags = flags
-            return withUnsafePointer(to: &ipv4) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1, start) }
-        }
-        var ipv6 = sockaddr_in6()
-        if inet_pton(AF_INET6, configuration.host, &ipv6.sin6_addr) == 1 {
-            ipv6.sin6_family = sa_family_t(AF_INET6)
-            ipv6.sin6_port = UInt16(configuration.port).bigEndian
-            settings.flags = flags | MHD_USE_IPv6.rawValue
-            return withUnsafePointer(to: &ipv6) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1, start) }
-        }
-        throw HTTPServerError.invalidHost(configuration.host)
     }
 }

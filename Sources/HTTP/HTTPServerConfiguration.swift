@@ -1,16 +1,12 @@
-/// Limits and threading of an `HTTPServer`. The defaults suit a service behind a proxy on a small
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Limits of an `HTTPServer`. The defaults suit a service behind a proxy on a small
 /// machine; every limit is enforced before a handler runs.
 public struct HTTPServerConfiguration: Sendable {
-    /// How requests reach handlers, which block (on the database) while they run.
-    public enum Concurrency: Sendable, Equatable {
-        /// One thread per connection, bounded by `connectionLimit`; a slow handler delays only
-        /// its own connection.
-        case threadPerConnection
-        /// A fixed set of threads, each polling many connections and running their handlers
-        /// in turn; a slow handler delays every connection its thread polls.
-        case threadPool(threads: Int)
-    }
-
+    /// Event loops serving connections, each on a thread of its own (default: one per core).
+    public var eventLoops: Int = max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))
     /// Address to bind, IPv4 or IPv6 text.
     public var host: String = "127.0.0.1"
     /// Port to bind; 0 picks a free one (read it back from `HTTPServer.port`).
@@ -33,10 +29,6 @@ public struct HTTPServerConfiguration: Sendable {
     /// Largest request body; larger ones get 413, before the body is read when the length is
     /// declared.
     public var maxBodyBytes: Int = 64 * 1024
-    public var concurrency: Concurrency = .threadPerConnection
-    /// Stack size of each connection thread. Handlers here are shallow, and most of a stack is
-    /// never touched, but this bounds the address space a thousand connections reserve.
-    public var threadStackSize: Int = 512 * 1024
     /// Pending connections the kernel queues before accept.
     public var listenBacklog: Int = 511
     /// How long `shutdown()` waits for in-flight requests when given no deadline.

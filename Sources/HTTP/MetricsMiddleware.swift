@@ -6,16 +6,16 @@ public struct MetricsMiddleware: HTTPMiddleware {
         self.metrics = metrics
     }
 
-    public func handle(_ request: HTTPRequest, next: HTTPHandler) throws -> HTTPResponse {
-        let started = ContinuousClock.now
+    public func willHandle(_ request: HTTPRequest) {
         metrics.inFlight.add(1, ordering: .relaxed)
-        defer { metrics.inFlight.subtract(1, ordering: .relaxed) }
-        let response = try next(request)
+    }
+
+    public func didHandle(_ request: HTTPRequest, response: inout HTTPResponse) {
+        metrics.inFlight.subtract(1, ordering: .relaxed)
         metrics.observeRequest(
             route: response.route ?? request.route,
             method: request.unknownMethod == nil ? request.method.rawValue : "OTHER",
             status: response.status,
-            seconds: started.duration(to: .now).seconds)
-        return response
+            seconds: request.receivedAt.duration(to: .now).seconds)
     }
 }

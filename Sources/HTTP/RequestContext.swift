@@ -1,7 +1,7 @@
 /// libmicrohttpd's per-request pointer: made when the request line arrives, released when the
-/// request completes. Only the connection's own callbacks touch it, one at a time (libmicrohttpd
-/// serves a connection from one thread), so it needs no lock and is not `Sendable`.
-final class RequestContext {
+/// request completes. Only the connection's callbacks and its handler's task touch it, all on
+/// the server's event loop and one at a time, so it needs no lock: hence `@unchecked Sendable`.
+final class RequestContext: @unchecked Sendable {
     enum Phase {
         /// Waiting for the first handler call, which carries the headers.
         case head
@@ -9,6 +9,8 @@ final class RequestContext {
         case body
         /// A chunked body went past the limit: the rest is read and dropped, then 413 is sent.
         case discarding
+        /// The handler runs; the connection is suspended until it has answered.
+        case running
         /// A response is queued; anything still arriving is discarded.
         case answered
     }
@@ -20,6 +22,8 @@ final class RequestContext {
     var body: [UInt8] = []
     /// Bytes dropped in `.discarding`.
     var discarded = 0
+    /// The handler's answer, queued when the connection resumes.
+    var response: HTTPResponse?
 
     init(target: String?) {
         self.target = target

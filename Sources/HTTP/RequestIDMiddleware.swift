@@ -3,9 +3,7 @@
 public struct RequestIDMiddleware: HTTPMiddleware {
     public init() {}
 
-    public func handle(_ request: HTTPRequest, next: HTTPHandler) throws -> HTTPResponse {
-        var response = try next(request)
+    public func didHandle(_ request: HTTPRequest, response: inout HTTPResponse) {
         response.headers.set(RequestID.headerName, request.requestID)
-        return response
     }
 }

@@ -103,7 +103,7 @@ public final class Router: Sendable {
 
     /// Routes and runs the request. Never throws: an `HTTPError` becomes its problem response,
     /// any other error a 500 that says nothing of the cause (which is logged).
-    public func respond(to request: HTTPRequest) -> HTTPResponse {
+    public func respond(to request: HTTPRequest) async -> HTTPResponse {
         var request = request
         switch match(method: request.method, path: request.path) {
         case .found(let route, let parameters):
@@ -111,7 +111,7 @@ public final class Router: Sendable {
             request.pathParameters = parameters
             var response: HTTPResponse
             do {
-                response = try route.handler(request)
+                response = try await route.handler(request)
             } catch {
                 if !(error is HTTPError) {
                     logger.error("handler failed", [

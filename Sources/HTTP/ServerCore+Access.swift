@@ -6,6 +6,7 @@ import CMicroHTTPD
 /// when refusing a body that will not be read).
 extension ServerCore {
     func access(
+        served: ServedDaemon,
         connection: OpaquePointer,
         context: RequestContext,
         method: String,
@@ -48,12 +49,11 @@ extension ServerCore {
             return .YES
 
         case .discarding:
-            guard var request = context.request else { return .NO }
+            guard let request = context.request else { return .NO }
             MHDCallbacks.state(connection)?.stopWaiting()
             context.request = nil
             context.phase = .answered
-            request.rejection = .payloadTooLarge(limit: configuration.maxBodyBytes)
-            return queue(run(request), on: connection)
+            return queue(refuse(request, .payloadTooLarge(limit: configuration.maxBodyBytes)), on: connection)
 
         case .body:
             guard var request = context.request else { return .NO }
@@ -61,13 +61,41 @@ extension ServerCore {
             request.body = context.body
             context.body = []
             context.request = nil
+            if let rejection = request.rejection {
+                context.phase = .answered
+                return queue(refuse(request, rejection), on: connection)
+            }
+            context.phase = .running
+            start(request, context: context, connection: connection, on: served)
+            return .YES
+
+        case .running:
+            // Called again once the handler has answered and resumed the connection.
+            guard let response = context.response else { return .YES }
+            context.response = nil
             context.phase = .answered
-            return queue(run(request), on: connection)
+            return queue(response, on: connection)
 
         case .answered:
             // Body bytes still arriving after an early refusal are dropped.
             uploadSize.pointee = 0
             return .YES
+        }
+    }
+
+    /// Suspends the connection and runs the handler as a task on the daemon's loop; the task
+    /// resumes the connection when it has answered, and libmicrohttpd calls `access` again to
+    /// queue the answer.
+    private func start(_ request: HTTPRequest, context: RequestContext, connection: OpaquePointer, on served: ServedDaemon) {
+        MHD_suspend_connection(connection)
+        let address = UInt(bitPattern: connection)
+        Task(executorPreference: served.loop) {
+            let response = await self.run(request)
+            // On the loop, between calls into libmicrohttpd, like every other use of it.
+            context.response = response
+            guard served.isRunning, let connection = OpaquePointer(bitPattern: address) else { return }
+            MHD_resume_connection(connection)
+            served.runSoon()
         }
     }
 
@@ -135,10 +163,10 @@ extension ServerCore {
         // An unreadable Content-Length counts as a body: the framing is unknown, so the
         // connection must not be reused.
         let expectsBody = transferEncoding != nil || (declaredLength != nil && (length ?? 1) > 0)
-        if rejection != nil && expectsBody {
+        if let rejection, expectsBody {
             // Answer before reading the body; libmicrohttpd closes the connection after.
             context.phase = .answered
-            return queue(run(request), on: connection)
+            return queue(refuse(request, rejection), on: connection)
         }
         context.request = request
         context.phase = .body

@@ -1,14 +1,14 @@
 import CMicroHTTPD
 import Synchronization
 
-/// What the C callbacks reach through their context pointer: the configuration, the composed
-/// middleware chain and the counters shutdown waits on. Immutable apart from atomics and
-/// `ConnectionDeadlines`, so every libmicrohttpd thread may use it at once.
+/// What every daemon of a server shares: the configuration, the middleware, the handler and the
+/// counters shutdown waits on. Immutable apart from atomics and `ConnectionDeadlines`, so every
+/// event loop may use it at once.
 final class ServerCore: Sendable {
     let configuration: HTTPServerConfiguration
     let logger: Logger
-    /// Middleware around the handler; the innermost step never throws.
-    let chain: HTTPHandler
+    let middleware: [any HTTPMiddleware]
+    let handler: HTTPHandler
     let deadlines = ConnectionDeadlines()
     /// Requests between their request line and their completion: what shutdown waits for.
     let requestsInFlight = Atomic<Int>(0)
@@ -18,28 +18,40 @@ final class ServerCore: Sendable {
     init(configuration: HTTPServerConfiguration, middleware: [any HTTPMiddleware], logger: Logger, handler: @escaping HTTPHandler) {
         self.configuration = configuration
         self.logger = logger
-        let terminal: HTTPHandler = { request in
-            if let rejection = request.rejection {
-                return Problem.response(for: rejection, requestID: request.requestID)
-            }
-            do {
-                return try handler(request)
-            } catch {
-                ServerCore.logFailure(error, request: request, logger: logger)
-                return Problem.response(for: error, requestID: request.requestID)
-            }
-        }
-        chain = middleware.wrapping(terminal)
+        self.middleware = middleware
+        self.handler = handler
     }
 
-    /// Runs the middleware chain; an error thrown by middleware itself becomes a problem too.
-    func run(_ request: HTTPRequest) -> HTTPResponse {
-        do {
-            return try chain(request)
-        } catch {
-            ServerCore.logFailure(error, request: request, logger: logger)
-            return Problem.response(for: error, requestID: request.requestID)
+    /// Runs the handler between the middleware's hooks. Never throws: an error becomes a
+    /// problem response.
+    func run(_ request: HTTPRequest) async -> HTTPResponse {
+        for step in middleware { step.willHandle(request) }
+        var response: HTTPResponse
+        if let rejection = request.rejection {
+            response = Problem.response(for: rejection, requestID: request.requestID)
+        } else {
+            do {
+                response = try await handler(request)
+            } catch {
+                ServerCore.logFailure(error, request: request, logger: logger)
+                response = Problem.response(for: error, requestID: request.requestID)
+            }
         }
+        return finish(request, response)
+    }
+
+    /// The answer to a request the server refuses itself, at once: the middleware sees it like
+    /// any other, but no handler runs, so nothing needs awaiting.
+    func refuse(_ request: HTTPRequest, _ rejection: HTTPError) -> HTTPResponse {
+        for step in middleware { step.willHandle(request) }
+        return finish(request, Problem.response(for: rejection, requestID: request.requestID))
+    }
+
+    /// The middleware's `didHandle` hooks, innermost first.
+    private func finish(_ request: HTTPRequest, _ response: HTTPResponse) -> HTTPResponse {
+        var response = response
+        for step in middleware.reversed() { step.didHandle(request, response: &response) }
+        return response
     }
 
     static func logFailure(_ error: any Error, request: HTTPRequest, logger: Logger) {

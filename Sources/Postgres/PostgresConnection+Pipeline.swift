@@ -1,7 +1,8 @@
 import CLibPQ
 import Glibc
 
-/// Statements sent in pipeline mode whose results have not been read yet.
+/// Statements sent in pipeline mode whose results have not all been read yet, and how far
+/// reading has got: results can be read as they arrive, without blocking.
 struct PendingPipeline {
     enum Step {
         /// A `Parse` of a statement new to this connection; cached once the server accepts it.
@@ -10,6 +11,12 @@ struct PendingPipeline {
     }
 
     var steps: [Step] = []
+    /// The step whose result is read next.
+    var next = 0
+    /// The step's result is in; the NULL that ends it is not.
+    var awaitingEnd = false
+    var results: [PostgresResult] = []
+    var firstError: PostgresError?
 }
 
 extension PostgresConnection {
@@ -64,48 +71,70 @@ extension PostgresConnection {
         guard sent == 1 else { throw connectionError() }
     }
 
-    /// Reads the results of a sent pipeline, in order, up to its sync. Throws the first
-    /// error after the whole pipeline has been drained, so the connection stays usable.
+    /// Reads the results of a sent pipeline, in order, up to its sync, waiting for them. Throws
+    /// the first error after the whole pipeline has been drained, so the connection stays usable.
     func collect(_ pending: PendingPipeline) throws -> [PostgresResult] {
-        var results: [PostgresResult] = []
-        results.reserveCapacity(pending.steps.count)
-        var firstError: PostgresError?
-        for step in pending.steps {
+        var pending = pending
+        while true {
+            if let results = try advance(&pending, blocking: true) { return results }
+        }
+    }
+
+    /// Reads whatever results of `pending` have arrived. Returns them all once the pipeline's
+    /// sync is in; returns nil when more input is needed (never when `blocking`, where libpq
+    /// waits for it instead).
+    func advance(_ pending: inout PendingPipeline, blocking: Bool) throws -> [PostgresResult]? {
+        while true {
+            if !blocking && PQisBusy(handle) == 1 { return nil }
+            guard pending.next < pending.steps.count else { return try finish(&pending) }
+            if pending.awaitingEnd {
+                // Each statement's results end with a NULL.
+                if let extra = PQgetResult(handle) {
+                    PQclear(extra)
+                } else {
+                    pending.awaitingEnd = false
+                    pending.next += 1
+                }
+                continue
+            }
             guard let raw = PQgetResult(handle) else {
                 markBroken()
                 throw connectionError()
             }
             let result = PostgresResult(taking: raw)
             let status = PQresultStatus(raw)
-            switch (step, status) {
+            switch (pending.steps[pending.next], status) {
             case (.prepare(let name, let sql), PGRES_COMMAND_OK):
                 preparedStatements[sql] = name
             case (.execute, PGRES_COMMAND_OK), (.execute, PGRES_TUPLES_OK), (.execute, PGRES_EMPTY_QUERY):
-                results.append(result)
+                pending.results.append(result)
             case (_, PGRES_PIPELINE_ABORTED):
                 break
             default:
-                if firstError == nil { firstError = serverError(raw) }
+                if pending.firstError == nil { pending.firstError = serverError(raw) }
                 if PQstatus(handle) != CONNECTION_OK {
                     markBroken()
-                    throw firstError ?? connectionError()
+                    throw pending.firstError ?? connectionError()
                 }
             }
-            // Each statement's results end with a NULL.
-            while let extra = PQgetResult(handle) { PQclear(extra) }
+            pending.awaitingEnd = true
         }
+    }
+
+    /// The pipeline's sync: the end of its results.
+    private func finish(_ pending: inout PendingPipeline) throws -> [PostgresResult] {
         guard let sync = PQgetResult(handle) else {
             markBroken()
-            throw firstError ?? connectionError()
+            throw pending.firstError ?? connectionError()
         }
         let syncStatus = PQresultStatus(sync)
         PQclear(sync)
         guard syncStatus == PGRES_PIPELINE_SYNC, PQexitPipelineMode(handle) == 1 else {
             markBroken()
-            throw firstError ?? connectionError()
+            throw pending.firstError ?? connectionError()
         }
-        if let firstError { throw firstError }
-        return results
+        if let firstError = pending.firstError { throw firstError }
+        return pending.results
     }
 
     /// After a protocol failure the connection cannot be trusted: the pool discards it.

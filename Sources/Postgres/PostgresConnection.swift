@@ -43,6 +43,9 @@ public final class PostgresConnection: @unchecked Sendable {
         handle = connection
         // Notices (and a terminated backend's farewell) would otherwise go to stderr.
         PQsetNoticeProcessor(handle, { _, _ in }, nil)
+        // Sends never block; an event loop waits for the socket instead (`PostgresConnection+Async`).
+        // Blocking callers are unaffected: libpq still waits in `PQgetResult` and `PQexec`.
+        PQsetnonblocking(handle, 1)
     }
 
     deinit { PQfinish(handle) }

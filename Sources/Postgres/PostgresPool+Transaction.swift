@@ -1,3 +1,5 @@
+import EventLoops
+
 /// Transactions that carry a request's identity.
 extension PostgresPool {
     /// Runs `queries` as one transaction in one round trip: `BEGIN`, the identity, the
@@ -70,15 +72,20 @@ extension PostgresPool {
 }
 
 /// A transaction in progress on a leased connection. Only valid inside `withTransaction`.
+/// Begun by the `async` `withTransaction`, it runs its statements with the `async` methods;
+/// begun by the blocking one, with the blocking methods.
 public final class PostgresTransaction {
     let connection: PostgresConnection
+    /// Set when the transaction runs on an event loop.
+    let eventLoop: EventLoop?
     private var preamble: [PostgresQuery]
     private var begun = false
     private var committed = false
 
-    init(connection: PostgresConnection, preamble: [PostgresQuery]) {
+    init(connection: PostgresConnection, preamble: [PostgresQuery], eventLoop: EventLoop? = nil) {
         self.connection = connection
         self.preamble = preamble
+        self.eventLoop = eventLoop
     }
 
     @discardableResult
@@ -93,21 +100,53 @@ public final class PostgresTransaction {
     /// Runs statements in one round trip (with `BEGIN` and the identity, the first time).
     /// With `commit`, `COMMIT` travels in the same round trip and the transaction ends.
     public func pipeline(_ queries: [PostgresQuery], commit: Bool = false) throws -> [PostgresResult] {
-        guard !committed else {
-            throw PostgresError(.client, message: "the transaction has already committed")
-        }
-        let head = begun ? [] : preamble
-        let tail = commit ? [PostgresQuery(sql: "commit")] : []
-        begun = true
-        let results = try connection.pipeline(head + queries + tail)
+        let statements = try begin(queries, commit: commit)
+        let results = try connection.pipeline(statements.all)
         committed = commit
-        return Array(results.dropFirst(head.count).prefix(queries.count))
+        return Array(results.dropFirst(statements.headCount).prefix(queries.count))
     }
 
     func commit() throws {
         guard begun, !committed else { return }
         try connection.pipeline([PostgresQuery(sql: "commit")])
         committed = true
+    }
+
+    @discardableResult
+    public func query(_ query: PostgresQuery) async throws -> PostgresResult {
+        let results = try await pipeline([query])
+        guard let result = results.first else {
+            throw PostgresError(.client, message: "pipeline returned no result")
+        }
+        return result
+    }
+
+    /// `pipeline(_:commit:)`, waiting on the event loop.
+    public func pipeline(_ queries: [PostgresQuery], commit: Bool = false) async throws -> [PostgresResult] {
+        guard let eventLoop else {
+            throw PostgresError(.client, message: "this transaction was not begun on an event loop")
+        }
+        let statements = try begin(queries, commit: commit)
+        let results = try await connection.pipeline(statements.all, on: eventLoop)
+        committed = commit
+        return Array(results.dropFirst(statements.headCount).prefix(queries.count))
+    }
+
+    func commit(on loop: EventLoop) async throws {
+        guard begun, !committed else { return }
+        try await connection.pipeline([PostgresQuery(sql: "commit")], on: loop)
+        committed = true
+    }
+
+    /// The statements to send: the preamble the first time, the queries, and `COMMIT` if asked.
+    private func begin(_ queries: [PostgresQuery], commit: Bool) throws -> (all: [PostgresQuery], headCount: Int) {
+        guard !committed else {
+            throw PostgresError(.client, message: "the transaction has already committed")
+        }
+        let head = begun ? [] : preamble
+        let tail = commit ? [PostgresQuery(sql: "commit")] : []
+        begun = true
+        return (head + queries + tail, head.count)
     }
 }
 

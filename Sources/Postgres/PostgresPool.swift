@@ -1,3 +1,4 @@
+import EventLoops
 import Foundation
 
 /// Bounds the pool. An exhausted pool makes callers wait at most `leaseTimeout`, then fail
@@ -30,12 +31,24 @@ public struct PostgresPoolStatistics: Sendable, Equatable {
 /// before every lease and replaced when the server has closed them, so the pool recovers by
 /// itself after a backend is terminated or the server restarts.
 ///
-/// All mutable state is guarded by `condition`: hence `@unchecked Sendable`. Leasing blocks
-/// the calling thread; call it from threads made for blocking work, never from Swift's
-/// cooperative pool.
+/// Two ways in: the `async` methods wait on `eventLoop` (request handlers use them; nothing
+/// blocks), the others block the calling thread (background jobs, migrations, tools: call
+/// them from threads made for blocking work, never from Swift's cooperative pool or a loop).
+///
+/// All mutable state is guarded by `condition`: hence `@unchecked Sendable`.
 public final class PostgresPool: @unchecked Sendable {
     public let configuration: PostgresConfiguration
     public let poolConfiguration: PostgresPoolConfiguration
+    /// Where the `async` methods wait for their sockets when called from no loop's thread;
+    /// from a loop's thread they wait on that loop. Without either they throw.
+    public let eventLoop: EventLoop?
+
+    /// A caller of the `async` lease waiting for connections.
+    private struct Waiter {
+        var id: Int
+        var needed: Int
+        var continuation: UnsafeContinuation<([PostgresConnection], Int), any Error>
+    }
 
     private let condition = NSCondition()
     private var idle: [PostgresConnection] = []
@@ -45,10 +58,14 @@ public final class PostgresPool: @unchecked Sendable {
     private var closed = false
     private var leaseTimeouts = 0
     private var connectionsOpened = 0
+    /// In arrival order.
+    private var waiters: [Waiter] = []
+    private var nextWaiterID = 0
 
-    public init(configuration: PostgresConfiguration, pool: PostgresPoolConfiguration = .init()) {
+    public init(configuration: PostgresConfiguration, pool: PostgresPoolConfiguration = .init(), eventLoop: EventLoop? = nil) {
         self.configuration = configuration
         self.poolConfiguration = pool
+        self.eventLoop = eventLoop
     }
 
     public var statistics: PostgresPoolStatistics {
@@ -105,15 +122,8 @@ public final class PostgresPool: @unchecked Sendable {
         condition.lock()
         defer { condition.unlock() }
         while true {
-            if closed { throw PostgresError(.poolClosed, message: "the connection pool is closed") }
-            let available = idle.count + (poolConfiguration.maxConnections - open)
-            if available >= needed {
-                let reused = Array(idle.suffix(min(needed, idle.count)))
-                idle.removeLast(reused.count)
-                let toOpen = needed - reused.count
-                open += toOpen
-                return (reused, toOpen)
-            }
+            if closed { throw Self.closedError }
+            if let reserved = takeLocked(needed) { return reserved }
             waiting += 1
             let signalled = condition.wait(until: deadline)
             waiting -= 1
@@ -124,8 +134,71 @@ public final class PostgresPool: @unchecked Sendable {
         }
     }
 
+    /// Takes idle connections and room for new ones if `needed` are available; `condition` is held.
+    private func takeLocked(_ needed: Int) -> ([PostgresConnection], Int)? {
+        let available = idle.count + (poolConfiguration.maxConnections - open)
+        guard available >= needed else { return nil }
+        let reused = Array(idle.suffix(min(needed, idle.count)))
+        idle.removeLast(reused.count)
+        let toOpen = needed - reused.count
+        open += toOpen
+        return (reused, toOpen)
+    }
+
+    private static var closedError: PostgresError { PostgresError(.poolClosed, message: "the connection pool is closed") }
+
+    /// `reserve`, without blocking: a caller that must wait is resumed by whoever frees enough
+    /// connections, or fails when the lease timeout passes on `loop`.
+    func reserve(_ needed: Int, on loop: EventLoop) async throws -> ([PostgresConnection], Int) {
+        try await withUnsafeThrowingContinuation { continuation in
+            condition.lock()
+            if closed {
+                condition.unlock()
+                continuation.resume(throwing: Self.closedError)
+                return
+            }
+            // Waiting callers come first.
+            if waiters.isEmpty, let reserved = takeLocked(needed) {
+                condition.unlock()
+                continuation.resume(returning: reserved)
+                return
+            }
+            nextWaiterID += 1
+            let id = nextWaiterID
+            waiters.append(Waiter(id: id, needed: needed, continuation: continuation))
+            waiting += 1
+            condition.unlock()
+            loop.after(poolConfiguration.leaseTimeout) { [weak self] in self?.expireWaiter(id) }
+        }
+    }
+
+    private func expireWaiter(_ id: Int) {
+        condition.lock()
+        guard let index = waiters.firstIndex(where: { $0.id == id }) else {
+            condition.unlock()
+            return
+        }
+        let waiter = waiters.remove(at: index)
+        waiting -= 1
+        leaseTimeouts += 1
+        condition.unlock()
+        waiter.continuation.resume(throwing: PostgresError(.poolTimeout, message: "no database connection free within the lease timeout"))
+    }
+
+    /// Hands freed connections to waiting `async` callers, in order; `condition` is held. The
+    /// returned continuations are resumed by the caller once the lock is released.
+    private func serveWaitersLocked() -> [(UnsafeContinuation<([PostgresConnection], Int), any Error>, ([PostgresConnection], Int))] {
+        var served: [(UnsafeContinuation<([PostgresConnection], Int), any Error>, ([PostgresConnection], Int))] = []
+        while let first = waiters.first, let reserved = takeLocked(first.needed) {
+            waiters.removeFirst()
+            waiting -= 1
+            served.append((first.continuation, reserved))
+        }
+        return served
+    }
+
     /// Opens a connection for a slot already counted in `open`.
-    private func openConnection() throws -> PostgresConnection {
+    func openConnection() throws -> PostgresConnection {
         do {
             let connection = try PostgresConnection(configuration: configuration)
             condition.lock()
@@ -151,21 +224,25 @@ public final class PostgresPool: @unchecked Sendable {
             idle.append(connection)
         }
         condition.signal()
+        let served = serveWaitersLocked()
         condition.unlock()
+        for (continuation, reserved) in served { continuation.resume(returning: reserved) }
     }
 
-    private func discard(_ connection: PostgresConnection) {
+    func discard(_ connection: PostgresConnection) {
         unreserve(1)
         // `connection` is finished when its last reference goes, outside the lock.
     }
 
     /// Gives back slots counted in `open` that hold no connection.
-    private func unreserve(_ slots: Int) {
+    func unreserve(_ slots: Int) {
         guard slots > 0 else { return }
         condition.lock()
         open -= slots
         condition.broadcast()
+        let served = serveWaitersLocked()
         condition.unlock()
+        for (continuation, reserved) in served { continuation.resume(returning: reserved) }
     }
 
     /// Closes idle connections and refuses new leases; leased connections close on release.
@@ -175,8 +252,12 @@ public final class PostgresPool: @unchecked Sendable {
         let closing = idle
         idle.removeAll()
         open -= closing.count
+        let refused = waiters
+        waiters.removeAll()
+        waiting -= refused.count
         condition.broadcast()
         condition.unlock()
+        for waiter in refused { waiter.continuation.resume(throwing: Self.closedError) }
         _ = closing
     }
 }

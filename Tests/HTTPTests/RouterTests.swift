@@ -20,31 +20,31 @@ import Testing
 
     func body(_ response: HTTPResponse) -> String { String(decoding: response.body, as: UTF8.self) }
 
-    @Test func pathParametersAndRoute() {
-        let response = makeRouter().respond(to: HTTPRequest(method: .GET, path: "/v1/posts/42"))
+    @Test func pathParametersAndRoute() async {
+        let response = await makeRouter().respond(to: HTTPRequest(method: .GET, path: "/v1/posts/42"))
         #expect(response.status == 200)
         #expect(body(response) == "post 42 via /v1/posts/:id")
         #expect(response.route == "/v1/posts/:id")
     }
 
-    @Test func nestedParameter() {
-        let response = makeRouter().respond(to: HTTPRequest(method: .PUT, path: "/v1/posts/7/like"))
+    @Test func nestedParameter() async {
+        let response = await makeRouter().respond(to: HTTPRequest(method: .PUT, path: "/v1/posts/7/like"))
         #expect(body(response) == "like 7")
     }
 
-    @Test func literalBeatsParameter() {
+    @Test func literalBeatsParameter() async {
         let router = makeRouter()
-        #expect(body(router.respond(to: HTTPRequest(method: .GET, path: "/v1/users/me"))) == "me")
-        #expect(body(router.respond(to: HTTPRequest(method: .GET, path: "/v1/users/ann"))) == "user ann")
+        #expect(body(await router.respond(to: HTTPRequest(method: .GET, path: "/v1/users/me"))) == "me")
+        #expect(body(await router.respond(to: HTTPRequest(method: .GET, path: "/v1/users/ann"))) == "user ann")
     }
 
-    @Test func trailingSlashMatches() {
-        #expect(makeRouter().respond(to: HTTPRequest(method: .GET, path: "/v1/posts/42/")).status == 200)
+    @Test func trailingSlashMatches() async {
+        #expect(await makeRouter().respond(to: HTTPRequest(method: .GET, path: "/v1/posts/42/")).status == 200)
     }
 
-    @Test func unknownPathIs404Problem() {
+    @Test func unknownPathIs404Problem() async {
         let request = HTTPRequest(method: .GET, path: "/v1/nothing", requestID: "req-1")
-        let response = makeRouter().respond(to: request)
+        let response = await makeRouter().respond(to: request)
         #expect(response.status == 404)
         #expect(response.headers["Content-Type"] == "application/problem+json")
         #expect(body(response).contains(#""code":"not_found""#))
@@ -52,38 +52,38 @@ import Testing
         #expect(response.route == "unmatched")
     }
 
-    @Test func tooShortOrTooLongPathIs404() {
+    @Test func tooShortOrTooLongPathIs404() async {
         let router = makeRouter()
-        #expect(router.respond(to: HTTPRequest(method: .GET, path: "/v1/posts")).status == 404)
-        #expect(router.respond(to: HTTPRequest(method: .GET, path: "/v1/posts/1/like/x")).status == 404)
+        #expect(await router.respond(to: HTTPRequest(method: .GET, path: "/v1/posts")).status == 404)
+        #expect(await router.respond(to: HTTPRequest(method: .GET, path: "/v1/posts/1/like/x")).status == 404)
     }
 
-    @Test func wrongMethodIs405WithAllow() {
-        let response = makeRouter().respond(to: HTTPRequest(method: .POST, path: "/v1/posts/42"))
+    @Test func wrongMethodIs405WithAllow() async {
+        let response = await makeRouter().respond(to: HTTPRequest(method: .POST, path: "/v1/posts/42"))
         #expect(response.status == 405)
         #expect(response.headers["Allow"] == "GET, HEAD, DELETE")
         #expect(body(response).contains(#""code":"method_not_allowed""#))
     }
 
-    @Test func headIsServedByGet() {
-        let response = makeRouter().respond(to: HTTPRequest(method: .HEAD, path: "/v1/posts/9"))
+    @Test func headIsServedByGet() async {
+        let response = await makeRouter().respond(to: HTTPRequest(method: .HEAD, path: "/v1/posts/9"))
         #expect(response.status == 200)
         // The router keeps the body; the server sends only its length.
         #expect(body(response) == "post 9 via /v1/posts/:id")
     }
 
-    @Test func thrownHTTPErrorBecomesProblem() {
-        let response = makeRouter().respond(to: HTTPRequest(method: .GET, path: "/teapot"))
+    @Test func thrownHTTPErrorBecomesProblem() async {
+        let response = await makeRouter().respond(to: HTTPRequest(method: .GET, path: "/teapot"))
         #expect(response.status == 418)
         #expect(body(response).contains(#""code":"teapot""#))
         #expect(body(response).contains(#""detail":"short and stout""#))
     }
 
-    @Test func otherErrorsBecome500WithoutDetail() {
+    @Test func otherErrorsBecome500WithoutDetail() async {
         let logged = LineSink()
         let router = Router(logger: Logger(label: "test", sink: { logged.append($0) }))
         router.add(.GET, "/boom") { _ in throw Boom() }
-        let response = router.respond(to: HTTPRequest(method: .GET, path: "/boom", requestID: "abc"))
+        let response = await router.respond(to: HTTPRequest(method: .GET, path: "/boom", requestID: "abc"))
         #expect(response.status == 500)
         #expect(body(response).contains(#""code":"internal""#))
         #expect(!body(response).contains("Boom"))
@@ -93,7 +93,7 @@ import Testing
         #expect(logged.all.first?.contains(#""requestId":"abc""#) == true)
     }
 
-    @Test func routesAreListedInOrder() {
+    @Test func routesAreListedInOrder() async {
         let routes = makeRouter().routes.map { "\($0.method.rawValue) \($0.pattern)" }
         #expect(routes.count == 7)
         #expect(Set(routes).contains("PUT /v1/posts/:id/like"))

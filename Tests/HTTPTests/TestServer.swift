@@ -48,13 +48,13 @@ final class TestServer: Sendable {
         router.add(.GET, "/sleep/:ms") { request in
             handled.hit()
             let milliseconds = Int(request.pathParameters["ms"] ?? "0") ?? 0
-            usleep(UInt32(milliseconds * 1000))
+            try await Task.sleep(for: .milliseconds(milliseconds))
             return .text(200, "slept \(milliseconds)")
         }
         extraRoutes(router)
 
         let accessLog = self.accessLog
-        server = HTTPServer(
+        server = try HTTPServer(
             configuration: configuration,
             middleware: [
                 RequestIDMiddleware(),

@@ -14,11 +14,11 @@ extension Services {
         statements: (_ after: KeysetPosition?, _ limit: Int) -> (page: PostgresQuery, parentExists: PostgresQuery),
         item: (PostgresRow) throws -> Item,
         position: (Item) -> KeysetPosition
-    ) throws -> HTTPResponse {
+    ) async throws -> HTTPResponse {
         let page = try KeysetRequest(request, scope: scope, cursors: cursors)
         let (list, parentExists) = statements(page.after, page.fetchLimit)
-        let results = try database {
-            try pool.execute(as: identity(for: viewer), readOnly: true, [list, parentExists])
+        let results = try await database {
+            try await pool.execute(as: identity(for: viewer), readOnly: true, [list, parentExists])
         }
         guard try results[1].rows[0].decode(Bool.self, at: 0) else { throw HTTPError.notFound(detail: missingParent) }
         let items = try results[0].rows.map(item)

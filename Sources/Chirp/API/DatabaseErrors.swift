@@ -22,9 +22,9 @@ extension HTTPError {
 }
 
 /// Runs database work and turns its errors into problem responses.
-func database<T>(_ body: () throws -> T) throws -> T {
+func database<T>(_ body: () async throws -> T) async throws -> T {
     do {
-        return try body()
+        return try await body()
     } catch let error as PostgresError {
         throw HTTPError.database(error) ?? error
     }

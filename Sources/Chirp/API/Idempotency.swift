@@ -17,7 +17,7 @@ struct Idempotency: Sendable {
     /// fresh session, so no token is ever stored.
     struct Memory {
         var record: (HTTPResponse) -> [UInt8]
-        var replay: (_ status: Int, _ stored: [UInt8], PostgresTransaction) throws -> HTTPResponse
+        var replay: (_ status: Int, _ stored: [UInt8], PostgresTransaction) async throws -> HTTPResponse
 
         static var responseBody: Memory {
             Memory(record: { $0.body }, replay: { status, stored, _ in .json(status, stored) })
@@ -27,15 +27,15 @@ struct Idempotency: Sendable {
     /// Runs `create` in a transaction as `identity`. `owner` scopes keys to one caller.
     func create(
         _ request: HTTPRequest, owner: String, as identity: PostgresIdentity, memory: Memory = .responseBody,
-        _ create: (PostgresTransaction) throws -> HTTPResponse
-    ) throws -> HTTPResponse {
+        _ create: (PostgresTransaction) async throws -> HTTPResponse
+    ) async throws -> HTTPResponse {
         guard let key = try Self.key(of: request) else {
-            return try database { try pool.withTransaction(as: identity, create) }
+            return try await database { try await pool.withTransaction(as: identity, create) }
         }
         let fingerprint = fingerprint(of: request)
-        return try database {
-            try pool.withTransaction(as: identity) { transaction in
-                let claimed = try transaction.query("""
+        return try await database {
+            try await pool.withTransaction(as: identity) { transaction in
+                let claimed = try await transaction.query("""
                     insert into idempotency_keys as k (owner_key, idempotency_key, request_hash)
                     values (\(owner), \(key), \(fingerprint))
                     on conflict (owner_key, idempotency_key) do update
@@ -44,14 +44,14 @@ struct Idempotency: Sendable {
                     returning 1
                     """)
                 guard claimed.isEmpty else {
-                    let response = try create(transaction)
-                    try transaction.query("""
+                    let response = try await create(transaction)
+                    try await transaction.query("""
                         update idempotency_keys set status_code = \(response.status), response_body = \(PostgresBytes(memory.record(response)))
                         where owner_key = \(owner) and idempotency_key = \(key)
                         """)
                     return response
                 }
-                return try replay(owner: owner, key: key, fingerprint: fingerprint, memory: memory, in: transaction)
+                return try await replay(owner: owner, key: key, fingerprint: fingerprint, memory: memory, in: transaction)
             }
         }
     }
@@ -61,18 +61,18 @@ struct Idempotency: Sendable {
     /// skip that work on a retry.
     func earlierResponse(
         _ request: HTTPRequest, owner: String, as identity: PostgresIdentity, memory: Memory = .responseBody
-    ) throws -> HTTPResponse? {
+    ) async throws -> HTTPResponse? {
         guard let key = try Self.key(of: request) else { return nil }
         let fingerprint = fingerprint(of: request)
-        return try database {
-            try pool.withTransaction(as: identity) { transaction in
-                let completed = try transaction.query("""
+        return try await database {
+            try await pool.withTransaction(as: identity) { transaction in
+                let completed = try await transaction.query("""
                     select from idempotency_keys
                     where owner_key = \(owner) and idempotency_key = \(key)
                       and status_code is not null and created_at >= now() - interval '24 hours'
                     """)
                 guard !completed.isEmpty else { return nil }
-                return try replay(owner: owner, key: key, fingerprint: fingerprint, memory: memory, in: transaction)
+                return try await replay(owner: owner, key: key, fingerprint: fingerprint, memory: memory, in: transaction)
             }
         }
     }
@@ -92,8 +92,8 @@ struct Idempotency: Sendable {
 
     private func replay(
         owner: String, key: String, fingerprint: PostgresBytes, memory: Memory, in transaction: PostgresTransaction
-    ) throws -> HTTPResponse {
-        let stored = try transaction.query("""
+    ) async throws -> HTTPResponse {
+        let stored = try await transaction.query("""
             select request_hash, status_code, response_body from idempotency_keys
             where owner_key = \(owner) and idempotency_key = \(key)
             """)
@@ -107,7 +107,7 @@ struct Idempotency: Sendable {
         guard let status, let body else {
             throw HTTPError.conflict(code: "idempotency_conflict", detail: "the first request with this key is still running")
         }
-        var response = try memory.replay(status, body.bytes, transaction)
+        var response = try await memory.replay(status, body.bytes, transaction)
         response.headers.set("Idempotent-Replayed", "true")
         return response
     }

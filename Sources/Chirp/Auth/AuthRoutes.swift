@@ -1,3 +1,4 @@
+import EventLoops
 import Foundation
 import HTTP
 import Postgres
@@ -26,7 +27,7 @@ struct AuthRoutes: Sendable {
         router.add(.PATCH, "/v1/me", updateMe)
     }
 
-    func signUp(_ request: HTTPRequest) throws -> HTTPResponse {
+    func signUp(_ request: HTTPRequest) async throws -> HTTPResponse {
         let body = try JSONBody(request, allowed: ["username", "password", "displayName"])
         let username = try Validation.username(try body.string("username"))
         let password = try Validation.password(try body.string("password"))
@@ -34,23 +35,23 @@ struct AuthRoutes: Sendable {
             try body.optionalString("displayName") ?? username, field: "displayName", maxLength: 50)
 
         let check = RateLimitCheck(limit: limits.signupPerAddress, key: request.remoteAddress)
-        let headers = try database {
-            try [check.outcome(from: pool.execute(as: .authService, [check.query])[0])]
+        let headers = try await database {
+            try await [check.outcome(from: pool.execute(as: .authService, [check.query])[0])]
         }.enforce()
 
-        return try reporting(headers) {
+        return try await reporting(headers) {
             // Anonymous callers' keys are scoped by their address.
             let owner = "anon:\(request.remoteAddress)"
             var created: UUID?
             let memory = replaySession(created: { created })
-            if let earlier = try idempotency.earlierResponse(request, owner: owner, as: .authService, memory: memory) {
+            if let earlier = try await idempotency.earlierResponse(request, owner: owner, as: .authService, memory: memory) {
                 return earlier  // a retry: no second password hash
             }
-            let passwordHash = try hashed { try hasher.hash(password) }
+            let passwordHash = try await hashed { try hasher.hash(password) }
             let refreshToken = RefreshTokens.generate()
-            return try idempotency.create(request, owner: owner, as: .authService, memory: memory) { transaction in
+            return try await idempotency.create(request, owner: owner, as: .authService, memory: memory) { transaction in
                 do {
-                    let result = try transaction.query(AuthQueries.signUp(
+                    let result = try await transaction.query(AuthQueries.signUp(
                         username: username, displayName: displayName, passwordHash: passwordHash,
                         refreshHash: RefreshTokens.hash(refreshToken)))
                     let user = try Profile(row: result.rows[0])
@@ -73,7 +74,7 @@ struct AuthRoutes: Sendable {
                     throw HTTPError.conflict(code: "idempotency_conflict", detail: "the first request with this key did not complete")
                 }
                 let refreshToken = RefreshTokens.generate()
-                let results = try transaction.pipeline([
+                let results = try await transaction.pipeline([
                     AuthQueries.startSession(userID: user, refreshHash: RefreshTokens.hash(refreshToken)),
                     AuthQueries.profile(of: user),
                 ])
@@ -82,7 +83,7 @@ struct AuthRoutes: Sendable {
             })
     }
 
-    func logIn(_ request: HTTPRequest) throws -> HTTPResponse {
+    func logIn(_ request: HTTPRequest) async throws -> HTTPResponse {
         let body = try JSONBody(request, allowed: ["username", "password"])
         let name = try body.string("username")
         let password = try body.string("password")
@@ -97,28 +98,28 @@ struct AuthRoutes: Sendable {
             RateLimitCheck(limit: limits.loginPerAddress, key: request.remoteAddress),
             RateLimitCheck(limit: limits.loginPerUsername, key: username),
         ]
-        let (headers, account) = try database {
-            let results = try pool.execute(as: .authService, checks.map(\.query) + [AuthQueries.credentials(username: username)])
+        let (headers, account) = try await database {
+            let results = try await pool.execute(as: .authService, checks.map(\.query) + [AuthQueries.credentials(username: username)])
             let headers = try zip(checks, results).map { try $0.outcome(from: $1) }.enforce()
             guard let row = results[2].first else { return (headers, nil as (Profile, String)?) }
             return (headers, (try Profile(row: row), try row.decode(String.self, at: 8)))
         }
 
-        return try reporting(headers) {
+        return try await reporting(headers) {
             // Unknown users are checked against a decoy hash: the same work, the same answer.
-            let matches = try hashed { try hasher.verify(password, against: account?.1 ?? decoyHash) }
+            let matches = try await hashed { try hasher.verify(password, against: account?.1 ?? decoyHash) }
             guard matches, let (user, storedHash) = account else { throw invalidCredentials() }
 
-            let newHash = hasher.needsRehash(storedHash) ? try? hashed { try hasher.hash(password) } : nil
+            let newHash = hasher.needsRehash(storedHash) ? try? await hashed { try hasher.hash(password) } : nil
             let refreshToken = RefreshTokens.generate()
             var statements = [AuthQueries.startSession(userID: user.id, refreshHash: RefreshTokens.hash(refreshToken))]
             if let newHash { statements.append(AuthQueries.replacePasswordHash(userID: user.id, passwordHash: newHash)) }
-            try database { _ = try pool.execute(as: .authService, statements) }
+            try await database { _ = try await pool.execute(as: .authService, statements) }
             return respond(200, Session(user: user, accessToken: tokens.issue(for: user.id), refreshToken: refreshToken, expiresIn: tokens.lifetime))
         }
     }
 
-    func refresh(_ request: HTTPRequest) throws -> HTTPResponse {
+    func refresh(_ request: HTTPRequest) async throws -> HTTPResponse {
         let body = try JSONBody(request, allowed: ["refreshToken"])
         let presented = try body.string("refreshToken")
         let check = RateLimitCheck(limit: limits.refreshPerAddress, key: request.remoteAddress)
@@ -127,15 +128,15 @@ struct AuthRoutes: Sendable {
         // rotation would commit before the count is read, the client would never see the
         // successor, and its retry with the token it holds would look like reuse and end the
         // session.
-        let headers = try database {
-            try [check.outcome(from: pool.execute(as: .authService, [check.query])[0])]
+        let headers = try await database {
+            try await [check.outcome(from: pool.execute(as: .authService, [check.query])[0])]
         }.enforce()
-        return try reporting(headers) {
+        return try await reporting(headers) {
             let successor = RefreshTokens.generate()
             var user: Profile?
             if RefreshTokens.isWellFormed(presented) {
-                user = try database {
-                    try pool.execute(as: .authService, [
+                user = try await database {
+                    try await pool.execute(as: .authService, [
                         AuthQueries.rotate(presentedHash: RefreshTokens.hash(presented), successorHash: RefreshTokens.hash(successor)),
                     ])[0].first.map(Profile.init(row:))
                 }
@@ -147,34 +148,34 @@ struct AuthRoutes: Sendable {
         }
     }
 
-    func logOut(_ request: HTTPRequest) throws -> HTTPResponse {
+    func logOut(_ request: HTTPRequest) async throws -> HTTPResponse {
         let viewer = try authenticator.requireViewer(of: request)
         let body = try JSONBody(request, allowed: ["refreshToken"])
         let presented = try body.string("refreshToken")
         if RefreshTokens.isWellFormed(presented) {
-            try database {
-                _ = try pool.execute(as: .authService, [AuthQueries.revoke(refreshHash: RefreshTokens.hash(presented), userID: viewer)])
+            try await database {
+                _ = try await pool.execute(as: .authService, [AuthQueries.revoke(refreshHash: RefreshTokens.hash(presented), userID: viewer)])
             }
         }
         return .empty(204)
     }
 
-    func me(_ request: HTTPRequest) throws -> HTTPResponse {
+    func me(_ request: HTTPRequest) async throws -> HTTPResponse {
         let viewer = try authenticator.requireViewer(of: request)
-        let profile = try database {
-            try pool.execute(as: .user(viewer), readOnly: true, [AuthQueries.profile(of: viewer)])[0].first.map(Profile.init(row:))
+        let profile = try await database {
+            try await pool.execute(as: .user(viewer), readOnly: true, [AuthQueries.profile(of: viewer)])[0].first.map(Profile.init(row:))
         }
         guard let profile else { throw HTTPError.unauthorized(detail: "the account no longer exists") }
         return respond(200, profile)
     }
 
-    func updateMe(_ request: HTTPRequest) throws -> HTTPResponse {
+    func updateMe(_ request: HTTPRequest) async throws -> HTTPResponse {
         let viewer = try authenticator.requireViewer(of: request)
         let body = try JSONBody(request, allowed: ["displayName", "bio"])
         let displayName = try body.optionalString("displayName").map { try Validation.trimmedText($0, field: "displayName", maxLength: 50) }
         let bio = try body.optionalString("bio").map { try Validation.text($0, field: "bio", maxLength: 300) }
-        let profile = try database {
-            try pool.execute(as: .user(viewer), [AuthQueries.updateProfile(displayName: displayName, bio: bio)])[0].first.map(Profile.init(row:))
+        let profile = try await database {
+            try await pool.execute(as: .user(viewer), [AuthQueries.updateProfile(displayName: displayName, bio: bio)])[0].first.map(Profile.init(row:))
         }
         guard let profile else { throw HTTPError.unauthorized(detail: "the account no longer exists") }
         return respond(200, profile)
@@ -188,9 +189,9 @@ struct AuthRoutes: Sendable {
     /// error (wrong password, taken username, dead refresh token, a replayed sign-up), carries
     /// the budget's `RateLimit-Policy` and `RateLimit` fields, so a client always sees how many
     /// attempts it has left.
-    private func reporting(_ headers: HTTPHeaders, _ body: () throws -> HTTPResponse) throws -> HTTPResponse {
+    private func reporting(_ headers: HTTPHeaders, _ body: () async throws -> HTTPResponse) async throws -> HTTPResponse {
         do {
-            var response = try body()
+            var response = try await body()
             for (name, value) in headers where !response.headers.contains(name) { response.headers.set(name, value) }
             return response
         } catch var error as HTTPError {
@@ -199,10 +200,11 @@ struct AuthRoutes: Sendable {
         }
     }
 
-    /// Runs a password hash; when every hashing slot is busy, answers 503 at once.
-    private func hashed<T>(_ body: () throws -> T) throws -> T {
+    /// Runs a password hash on a thread made for blocking (it takes tens of milliseconds);
+    /// when every hashing slot is busy, answers 503 at once.
+    private func hashed<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
         do {
-            return try body()
+            return try await BlockingWork.run(body)
         } catch is PasswordHasher.Busy {
             throw HTTPError.unavailable(retryAfter: 1, detail: "too many sign-ins at once; retry shortly")
         }

@@ -17,10 +17,10 @@ struct CommentRoutes: Sendable {
     }
 
     /// A post's top-level comments, oldest first.
-    func thread(_ request: HTTPRequest) throws -> HTTPResponse {
+    func thread(_ request: HTTPRequest) async throws -> HTTPResponse {
         let viewer = try services.authenticator.viewer(of: request)
         let post = try request.uuidParameter("id")
-        return try services.childList(
+        return try await services.childList(
             request, viewer: viewer, scope: "posts/\(post.lowercasedString)/comments", missingParent: "no such post",
             statements: { after, limit in
                 (CommentQueries.thread(of: post, after: after ?? .bottom, limit: limit), CommentQueries.postExists(post))
@@ -29,10 +29,10 @@ struct CommentRoutes: Sendable {
     }
 
     /// The replies to one comment, oldest first.
-    func replies(_ request: HTTPRequest) throws -> HTTPResponse {
+    func replies(_ request: HTTPRequest) async throws -> HTTPResponse {
         let viewer = try services.authenticator.viewer(of: request)
         let comment = try request.uuidParameter("id")
-        return try services.childList(
+        return try await services.childList(
             request, viewer: viewer, scope: "comments/\(comment.lowercasedString)/replies", missingParent: "no such comment",
             statements: { after, limit in
                 (CommentQueries.replies(to: comment, after: after ?? .bottom, limit: limit), CommentQueries.exists(comment))
@@ -42,7 +42,7 @@ struct CommentRoutes: Sendable {
 
     /// 201 Comment; `parentId` makes it a reply to a top-level comment of the same post.
     /// Honours `Idempotency-Key`.
-    func create(_ request: HTTPRequest) throws -> HTTPResponse {
+    func create(_ request: HTTPRequest) async throws -> HTTPResponse {
         let viewer = try services.authenticator.requireViewer(of: request)
         let post = try request.uuidParameter("id")
         let body = try JSONBody(request, allowed: ["body", "parentId"])
@@ -53,10 +53,10 @@ struct CommentRoutes: Sendable {
             }
             return id
         }
-        return try idempotency.create(request, owner: viewer.lowercasedString, as: .user(viewer)) { transaction in
+        return try await idempotency.create(request, owner: viewer.lowercasedString, as: .user(viewer)) { transaction in
             let result: PostgresResult
             do {
-                result = try transaction.query(CommentQueries.create(on: post, parent: parent, by: viewer, body: text))
+                result = try await transaction.query(CommentQueries.create(on: post, parent: parent, by: viewer, body: text))
             } catch let error as PostgresError {
                 throw Self.refusal(error) ?? error
             }
@@ -86,11 +86,11 @@ struct CommentRoutes: Sendable {
     /// 204 for the comment's author or the post's author: the policy hides the row from
     /// anyone else's DELETE, and the second statement tells "not yours" (403) from "not
     /// there" (404).
-    func delete(_ request: HTTPRequest) throws -> HTTPResponse {
+    func delete(_ request: HTTPRequest) async throws -> HTTPResponse {
         let viewer = try services.authenticator.requireViewer(of: request)
         let comment = try request.uuidParameter("id")
-        let results = try database {
-            try services.pool.execute(as: .user(viewer), [
+        let results = try await database {
+            try await services.pool.execute(as: .user(viewer), [
                 CommentQueries.delete(comment),
                 CommentQueries.exists(comment),
             ])

@@ -18,14 +18,14 @@ struct ExploreRoutes: Sendable {
         router.add(.GET, "/v1/explore", explore)
     }
 
-    func explore(_ request: HTTPRequest) throws -> HTTPResponse {
+    func explore(_ request: HTTPRequest) async throws -> HTTPResponse {
         let viewer = try services.authenticator.viewer(of: request)
         let limit = try PageSize.parse(request)
         let cursor = try request.query["cursor"].map { try ExploreCursor.decode($0, with: services.cursors) }
         let statements = cursor.map { Self.laterPage(after: $0, limit: limit + 1) } ?? Self.firstPage(limit: limit + 1)
-        let results = try database {
+        let results = try await database {
             // Not read-only: the first page may have to rank a fresh snapshot.
-            try services.pool.execute(as: services.identity(for: viewer), statements)
+            try await services.pool.execute(as: services.identity(for: viewer), statements)
         }
         guard !results[0].isEmpty else { throw CursorCodec.invalid }  // the snapshot expired
         var ranked: [(post: Post, cursor: ExploreCursor)] = []

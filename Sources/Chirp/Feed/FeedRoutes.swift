@@ -12,30 +12,30 @@ struct FeedRoutes: Sendable {
         router.add(.GET, "/v1/users/:username/posts", authorTimeline)
     }
 
-    func globalTimeline(_ request: HTTPRequest) throws -> HTTPResponse {
+    func globalTimeline(_ request: HTTPRequest) async throws -> HTTPResponse {
         let viewer = try services.authenticator.viewer(of: request)
-        return try timeline(.global, request: request, viewer: viewer)
+        return try await timeline(.global, request: request, viewer: viewer)
     }
 
-    func homeFeed(_ request: HTTPRequest) throws -> HTTPResponse {
+    func homeFeed(_ request: HTTPRequest) async throws -> HTTPResponse {
         let viewer = try services.authenticator.requireViewer(of: request)
-        return try timeline(.home(viewer: viewer), request: request, viewer: viewer)
+        return try await timeline(.home(viewer: viewer), request: request, viewer: viewer)
     }
 
-    func authorTimeline(_ request: HTTPRequest) throws -> HTTPResponse {
+    func authorTimeline(_ request: HTTPRequest) async throws -> HTTPResponse {
         let viewer = try services.authenticator.viewer(of: request)
         let username = try request.usernameParameter()
-        return try timeline(.author(username: username), request: request, viewer: viewer)
+        return try await timeline(.author(username: username), request: request, viewer: viewer)
     }
 
-    private func timeline(_ source: TimelineSource, request: HTTPRequest, viewer: UUID?) throws -> HTTPResponse {
+    private func timeline(_ source: TimelineSource, request: HTTPRequest, viewer: UUID?) async throws -> HTTPResponse {
         let page = try TimelineRequest(request, source: source, cursors: services.cursors)
         var statements = [source.query(below: page.upper, above: page.floor ?? .bottom, limit: page.limit + 1)]
         if case .author(let username) = source {
             statements.append("select exists (select from users where username = \(username))")
         }
-        let results = try database {
-            try services.pool.execute(as: services.identity(for: viewer), readOnly: true, statements)
+        let results = try await database {
+            try await services.pool.execute(as: services.identity(for: viewer), readOnly: true, statements)
         }
         if statements.count == 2, try !results[1].rows[0].decode(Bool.self, at: 0) {
             throw HTTPError.notFound(detail: "no such user")

@@ -14,12 +14,12 @@ struct FollowRoutes: Sendable {
 
     /// Idempotent; an unknown user inserts nothing and has no counter (404); following
     /// yourself is refused by `follows_not_self` (422).
-    func follow(_ request: HTTPRequest) throws -> HTTPResponse {
+    func follow(_ request: HTTPRequest) async throws -> HTTPResponse {
         let viewer = try services.authenticator.requireViewer(of: request)
         let username = try request.usernameParameter()
-        let results = try database {
+        let results = try await database {
             do {
-                return try services.pool.execute(as: .user(viewer), [
+                return try await services.pool.execute(as: .user(viewer), [
                     FollowQueries.follow(username), FollowQueries.followerCount(of: username),
                 ])
             } catch let error as PostgresError where error.violates("follows_not_self") {
@@ -34,11 +34,11 @@ struct FollowRoutes: Sendable {
     }
 
     /// Idempotent: 200 whether or not the viewer was following.
-    func unfollow(_ request: HTTPRequest) throws -> HTTPResponse {
+    func unfollow(_ request: HTTPRequest) async throws -> HTTPResponse {
         let viewer = try services.authenticator.requireViewer(of: request)
         let username = try request.usernameParameter()
-        let results = try database {
-            try services.pool.execute(as: .user(viewer), [
+        let results = try await database {
+            try await services.pool.execute(as: .user(viewer), [
                 FollowQueries.unfollow(username), FollowQueries.followerCount(of: username),
             ])
         }

@@ -13,12 +13,12 @@ struct LikeRoutes: Sendable {
     }
 
     /// 200 `{postId, liked: true, likeCount}`, however many times it is sent.
-    func like(_ request: HTTPRequest) throws -> HTTPResponse {
+    func like(_ request: HTTPRequest) async throws -> HTTPResponse {
         let viewer = try services.authenticator.requireViewer(of: request)
         let post = try request.uuidParameter("id")
-        let results = try database {
+        let results = try await database {
             do {
-                return try services.pool.execute(as: .user(viewer), [
+                return try await services.pool.execute(as: .user(viewer), [
                     LikeQueries.like(post, by: viewer),
                     LikeQueries.likeCount(of: post),
                 ])
@@ -32,11 +32,11 @@ struct LikeRoutes: Sendable {
     }
 
     /// 200 `{postId, liked: false, likeCount}`, whether or not a like was there.
-    func unlike(_ request: HTTPRequest) throws -> HTTPResponse {
+    func unlike(_ request: HTTPRequest) async throws -> HTTPResponse {
         let viewer = try services.authenticator.requireViewer(of: request)
         let post = try request.uuidParameter("id")
-        let results = try database {
-            try services.pool.execute(as: .user(viewer), [
+        let results = try await database {
+            try await services.pool.execute(as: .user(viewer), [
                 LikeQueries.unlike(post, by: viewer),
                 LikeQueries.likeCount(of: post),
             ])
@@ -50,10 +50,10 @@ struct LikeRoutes: Sendable {
     }
 
     /// Who liked a post, newest like first.
-    func likers(_ request: HTTPRequest) throws -> HTTPResponse {
+    func likers(_ request: HTTPRequest) async throws -> HTTPResponse {
         let viewer = try services.authenticator.viewer(of: request)
         let post = try request.uuidParameter("id")
-        return try services.childList(
+        return try await services.childList(
             request, viewer: viewer, scope: "posts/\(post.lowercasedString)/likes", missingParent: "no such post",
             statements: { after, limit in
                 (LikeQueries.likers(of: post, after: after ?? .top, limit: limit), LikeQueries.postExists(post))

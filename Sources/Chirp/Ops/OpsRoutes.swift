@@ -12,7 +12,7 @@ struct OpsRoutes {
         }
         router.add(.GET, "/readyz") { [pool] _ in
             do {
-                try pool.execute(as: .anonymous, readOnly: true, ["select 1"])
+                try await pool.execute(as: .anonymous, readOnly: true, ["select 1"])
                 return .json(200, Array(#"{"status":"ready"}"#.utf8))
             } catch {
                 throw HTTPError.unavailable(retryAfter: 1, detail: "the database is not reachable")

@@ -13,12 +13,12 @@ struct PostRoutes: Sendable {
         router.add(.DELETE, "/v1/posts/:id", delete)
     }
 
-    func create(_ request: HTTPRequest) throws -> HTTPResponse {
+    func create(_ request: HTTPRequest) async throws -> HTTPResponse {
         let viewer = try services.authenticator.requireViewer(of: request)
         let body = try JSONBody(request, allowed: ["body"])
         let text = try Validation.trimmedText(try body.string("body"), field: "body", maxLength: 500, minLength: 1)
-        return try idempotency.create(request, owner: viewer.lowercasedString, as: .user(viewer)) { transaction in
-            let result = try transaction.query("""
+        return try await idempotency.create(request, owner: viewer.lowercasedString, as: .user(viewer)) { transaction in
+            let result = try await transaction.query("""
                 with p as (insert into posts (author_id, body) values (\(viewer), \(text)) returning *)
                 select \(unescaped: Post.columns) from p join users a on a.id = p.author_id
                 """)
@@ -26,11 +26,11 @@ struct PostRoutes: Sendable {
         }
     }
 
-    func show(_ request: HTTPRequest) throws -> HTTPResponse {
+    func show(_ request: HTTPRequest) async throws -> HTTPResponse {
         let viewer = try services.authenticator.viewer(of: request)
         let id = try request.uuidParameter("id")
-        let result = try database {
-            try services.pool.execute(as: services.identity(for: viewer), readOnly: true, [
+        let result = try await database {
+            try await services.pool.execute(as: services.identity(for: viewer), readOnly: true, [
                 "select \(unescaped: Post.columns) from posts p join users a on a.id = p.author_id where p.id = \(id)",
             ])[0]
         }
@@ -40,11 +40,11 @@ struct PostRoutes: Sendable {
 
     /// Only the author's own post is deleted: the policy hides everyone else's from the
     /// DELETE, and the second statement tells "not yours" (403) from "not there" (404).
-    func delete(_ request: HTTPRequest) throws -> HTTPResponse {
+    func delete(_ request: HTTPRequest) async throws -> HTTPResponse {
         let viewer = try services.authenticator.requireViewer(of: request)
         let id = try request.uuidParameter("id")
-        let results = try database {
-            try services.pool.execute(as: .user(viewer), [
+        let results = try await database {
+            try await services.pool.execute(as: .user(viewer), [
                 "delete from posts where id = \(id)",
                 "select exists (select from posts where id = \(id))",
             ])

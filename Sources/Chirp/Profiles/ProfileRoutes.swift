@@ -11,13 +11,13 @@ struct ProfileRoutes: Sendable {
         router.add(.GET, "/v1/users/:username", show)
     }
 
-    func show(_ request: HTTPRequest) throws -> HTTPResponse {
+    func show(_ request: HTTPRequest) async throws -> HTTPResponse {
         let viewer = try services.authenticator.viewer(of: request)
         let username = try request.usernameParameter()
         let source = TimelineSource.author(username: username)
         let page = try TimelineRequest(firstPageOf: request)
-        let (profileResults, postResults) = try database {
-            try services.pool.executeConcurrently(
+        let (profileResults, postResults) = try await database {
+            try await services.pool.executeConcurrently(
                 as: services.identity(for: viewer),
                 ["select \(unescaped: Profile.columns) from users u where u.username = \(username)"],
                 [source.query(below: .top, above: .bottom, limit: page.limit + 1)])

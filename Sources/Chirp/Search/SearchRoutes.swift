@@ -12,13 +12,13 @@ struct SearchRoutes: Sendable {
         router.add(.GET, "/v1/search/users", users)
     }
 
-    func posts(_ request: HTTPRequest) throws -> HTTPResponse {
+    func posts(_ request: HTTPRequest) async throws -> HTTPResponse {
         let viewer = try services.authenticator.viewer(of: request)
         let term = try SearchTerm(request)
         let order = try PostSearchOrder(request.query["sort"])
         let page = try OffsetPage(request)
-        let results = try database {
-            try services.pool.execute(as: services.identity(for: viewer), readOnly: true, [
+        let results = try await database {
+            try await services.pool.execute(as: services.identity(for: viewer), readOnly: true, [
                 SearchQueries.posts(matching: term, order: order, page: page),
                 SearchQueries.postCount(matching: term),
             ])
@@ -27,12 +27,12 @@ struct SearchRoutes: Sendable {
         return respond(200, SearchResults(items: posts, page: page, total: try results[1].rows[0].decode(Int.self, at: 0)))
     }
 
-    func users(_ request: HTTPRequest) throws -> HTTPResponse {
+    func users(_ request: HTTPRequest) async throws -> HTTPResponse {
         let viewer = try services.authenticator.viewer(of: request)
         let term = try SearchTerm(request)
         let page = try OffsetPage(request)
-        let results = try database {
-            try services.pool.execute(as: services.identity(for: viewer), readOnly: true, [
+        let results = try await database {
+            try await services.pool.execute(as: services.identity(for: viewer), readOnly: true, [
                 SearchQueries.users(matching: term, page: page),
                 SearchQueries.userCount(matching: term),
             ])

@@ -11,7 +11,7 @@ final class TestServiceInstance: @unchecked Sendable {  // immutable after init
     init(on database: TestDatabase, configure: (inout ChirpConfiguration) -> Void = { _ in }) throws {
         var configuration = ChirpConfiguration.forTests(on: database)
         configure(&configuration)
-        service = ChirpService(configuration: configuration)
+        service = try ChirpService(configuration: configuration)
         try service.start()
         client = TestClient(port: service.port)
     }

@@ -1,0 +1,138 @@
+import EventLoops
+
+/// The pool's `async` side: leases that wait without blocking, and transactions whose round
+/// trips wait on the event loop. The same statements and retry rules as the blocking side.
+extension PostgresPool {
+    /// The loop the caller runs on, so that its sockets are waited on there; else the pool's.
+    private func loop() throws -> EventLoop {
+        guard let eventLoop = EventLoop.current ?? eventLoop else {
+            throw PostgresError(.client, message: "this pool has no event loop for async work")
+        }
+        return eventLoop
+    }
+
+    /// Leases `count` connections at once, all or none (see `lease(count:)`), waiting on the
+    /// event loop. New connections are opened on a thread made for blocking.
+    func lease(count: Int, on loop: EventLoop) async throws -> [PostgresConnection] {
+        precondition(count >= 1 && count <= poolConfiguration.maxConnections, "lease count out of range")
+        var leased: [PostgresConnection] = []
+        do {
+            while leased.count < count {
+                let (reused, toOpen) = try await reserve(count - leased.count, on: loop)
+                for connection in reused {
+                    if connection.isHealthy {
+                        leased.append(connection)
+                    } else {
+                        discard(connection)  // closed by the server while idle: replace it
+                    }
+                }
+                for opened in 0..<toOpen {
+                    do {
+                        leased.append(try await BlockingWork.run { try self.openConnection() })
+                    } catch {
+                        unreserve(toOpen - opened - 1)
+                        throw error
+                    }
+                }
+            }
+        } catch {
+            leased.forEach(release)
+            throw error
+        }
+        return leased
+    }
+
+    /// `execute(as:readOnly:_:)`, waiting on the event loop.
+    @discardableResult
+    public func execute(
+        as identity: PostgresIdentity, readOnly: Bool = false, _ queries: [PostgresQuery]
+    ) async throws -> [PostgresResult] {
+        let loop = try loop()
+        return try await retrying(readOnly: readOnly) {
+            let connection = try await lease(count: 1, on: loop)[0]
+            defer { release(connection) }
+            let statements = Self.transactionStatements(queries, as: identity, readOnly: readOnly)
+            do {
+                let results = try await connection.pipeline(statements, on: loop)
+                return Array(results.dropFirst(2).prefix(queries.count))
+            } catch {
+                await connection.rollBackIfNeeded(on: loop)
+                throw error
+            }
+        }
+    }
+
+    /// `withTransaction(as:readOnly:_:)`, waiting on the event loop; `body` runs its
+    /// statements with the transaction's `async` methods.
+    public func withTransaction<T>(
+        as identity: PostgresIdentity, readOnly: Bool = false,
+        _ body: (PostgresTransaction) async throws -> T
+    ) async throws -> T {
+        let loop = try loop()
+        return try await retrying(readOnly: readOnly) {
+            let connection = try await lease(count: 1, on: loop)[0]
+            defer { release(connection) }
+            let transaction = PostgresTransaction(
+                connection: connection,
+                preamble: Array(Self.transactionStatements([], as: identity, readOnly: readOnly).prefix(2)),
+                eventLoop: loop)
+            do {
+                let value = try await body(transaction)
+                try await transaction.commit(on: loop)
+                return value
+            } catch {
+                await connection.rollBackIfNeeded(on: loop)
+                throw error
+            }
+        }
+    }
+
+    /// `executeConcurrently(as:_:_:)`, waiting on the event loop: both pipelines are sent
+    /// before either is awaited, so the server runs them at once.
+    public func executeConcurrently(
+        as identity: PostgresIdentity,
+        _ first: [PostgresQuery], _ second: [PostgresQuery]
+    ) async throws -> ([PostgresResult], [PostgresResult]) {
+        let loop = try loop()
+        return try await retrying(readOnly: true) {
+            let connections = try await lease(count: 2, on: loop)
+            defer { connections.forEach(release) }
+            let batches = [first, second]
+            do {
+                var pending: [PendingPipeline] = []
+                for (connection, queries) in zip(connections, batches) {
+                    pending.append(try await connection.send(
+                        Self.transactionStatements(queries, as: identity, readOnly: true), on: loop))
+                }
+                var results: [[PostgresResult]] = []
+                var firstError: (any Error)?
+                // Drain both even if one fails, so neither connection is left mid-pipeline.
+                for index in pending.indices {
+                    do {
+                        let all = try await connections[index].collect(&pending[index], on: loop)
+                        results.append(Array(all.dropFirst(2).prefix(batches[index].count)))
+                    } catch {
+                        if firstError == nil { firstError = error }
+                    }
+                }
+                if let firstError { throw firstError }
+                return (results[0], results[1])
+            } catch {
+                for connection in connections { await connection.rollBackIfNeeded(on: loop) }
+                throw error
+            }
+        }
+    }
+
+    func retrying<T>(readOnly: Bool, _ attempt: () async throws -> T) async throws -> T {
+        var attempts = 0
+        while true {
+            attempts += 1
+            do {
+                return try await attempt()
+            } catch let error as PostgresError where attempts < poolConfiguration.maxAttempts {
+                guard error.isTransient || (error.isConnectionLost && readOnly) else { throw error }
+            }
+        }
+    }
+}
