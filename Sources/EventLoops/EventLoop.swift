@@ -116,7 +116,8 @@ public final class EventLoop: TaskExecutor, @unchecked Sendable {
         }
     }
 
-    /// Runs `work` on the loop and waits for it. Only for threads other than the loop's.
+    /// Runs `work` on the loop and waits for it. Only for threads other than the loop's, and
+    /// only before `stop`.
     public func executeAndWait<T: Sendable>(_ work: @escaping @Sendable () -> T) -> T {
         precondition(!inLoop, "executeAndWait would wait for itself on the loop thread")
         let done = Mutex<T?>(nil)
@@ -150,9 +151,6 @@ public final class EventLoop: TaskExecutor, @unchecked Sendable {
         readiness[socket] = handler
     }
 
-    /// Whether `socket` is watched. Loop thread only.
-    public func isWatching(_ socket: Int32) -> Bool { readiness[socket] != nil }
-
     /// Loop thread only.
     public func unwatch(_ socket: Int32) {
         guard readiness.removeValue(forKey: socket) != nil else { return }
@@ -161,8 +159,8 @@ public final class EventLoop: TaskExecutor, @unchecked Sendable {
     }
 
     /// Calls `handler` once, when `socket` is next ready for `events` (or has failed). The
-    /// socket stays registered, disarmed, until `forget`; a socket closed meanwhile leaves epoll
-    /// by itself. Loop thread only.
+    /// socket stays registered, disarmed, until it is closed, which takes it out of epoll; a
+    /// later socket with the same number is registered afresh. Loop thread only.
     public func once(_ socket: Int32, events: UInt32, handler: @escaping (UInt32) -> Void) throws(EventLoopError) {
         var event = epoll_event(events: events | EPOLLONESHOT.rawValue, data: epoll_data_t(fd: socket))
         if epoll_ctl(epoll, EPOLL_CTL_MOD, socket, &event) != 0 {
@@ -174,14 +172,6 @@ public final class EventLoop: TaskExecutor, @unchecked Sendable {
             self?.readiness[socket] = nil
             handler(events)
         }
-    }
-
-    /// Takes `socket` out of epoll before it is closed, so that a socket that later reuses
-    /// its number starts afresh. Loop thread only.
-    public func forget(_ socket: Int32) {
-        readiness[socket] = nil
-        var event = epoll_event()
-        _ = epoll_ctl(epoll, EPOLL_CTL_DEL, socket, &event)
     }
 
     /// Runs `action` on the loop once `delay` has passed. Loop thread only.
@@ -219,14 +209,17 @@ public final class EventLoop: TaskExecutor, @unchecked Sendable {
 
     private func run() {
         pthread_setspecific(Self.currentKey, Unmanaged.passUnretained(self).toOpaque())
+        chirp_name_thread(name)
         defer { pthread_setspecific(Self.currentKey, nil) }
         let executor = asUnownedTaskExecutor()
         var events = [epoll_event](repeating: epoll_event(), count: 128)
         while running.load(ordering: .acquiring) {
-            while true {
+            // Work queued by work runs in the same turn, but only for a few rounds: sockets and
+            // timers get their turn even if tasks keep queuing more.
+            for _ in 0..<4 {
                 let batch = queue.withLock { queue -> [Work] in
-                    let taken = queue
-                    queue.removeAll(keepingCapacity: true)
+                    var taken: [Work] = []
+                    swap(&taken, &queue)
                     return taken
                 }
                 if batch.isEmpty { break }

@@ -27,15 +27,11 @@ final class ServerCore: Sendable {
     func run(_ request: HTTPRequest) async -> HTTPResponse {
         for step in middleware { step.willHandle(request) }
         var response: HTTPResponse
-        if let rejection = request.rejection {
-            response = Problem.response(for: rejection, requestID: request.requestID)
-        } else {
-            do {
-                response = try await handler(request)
-            } catch {
-                ServerCore.logFailure(error, request: request, logger: logger)
-                response = Problem.response(for: error, requestID: request.requestID)
-            }
+        do {
+            response = try await handler(request)
+        } catch {
+            ServerCore.logFailure(error, request: request, logger: logger)
+            response = Problem.response(for: error, requestID: request.requestID)
         }
         return finish(request, response)
     }

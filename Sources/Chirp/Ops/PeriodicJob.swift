@@ -1,5 +1,6 @@
 import Dispatch
 import HTTP
+import Synchronization
 
 /// Runs a blocking job every `interval` on a Dispatch queue of its own, never on Swift's
 /// cooperative pool, since the job's database calls block. A failed run is logged and the
@@ -8,6 +9,7 @@ import HTTP
 final class PeriodicJob: @unchecked Sendable {
     private let timer: any DispatchSourceTimer
     private let queue: DispatchQueue
+    private let started = Atomic<Bool>(false)
 
     init(name: String, interval: Duration, logger: Logger, job: @escaping @Sendable () throws -> Void) {
         queue = DispatchQueue(label: "chirp.\(name)")
@@ -24,10 +26,18 @@ final class PeriodicJob: @unchecked Sendable {
     }
 
     func start() {
+        guard !started.exchange(true, ordering: .acquiringAndReleasing) else { return }
         timer.resume()
     }
 
     func stop() {
         timer.cancel()
+    }
+
+    deinit {
+        // Dispatch traps when a suspended source is released, as one never started is (a
+        // service whose server failed to bind): cancel it, then resume it, so it never fires.
+        timer.cancel()
+        if !started.exchange(true, ordering: .acquiringAndReleasing) { timer.resume() }
     }
 }
