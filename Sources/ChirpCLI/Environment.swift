@@ -74,6 +74,7 @@ struct Environment {
         http.maxBodyBytes = try integer("MAX_BODY_BYTES", default: 64 * 1024, in: 1_024...16 * 1024 * 1024)
         http.connectionLimit = try integer("MAX_CONNECTIONS", default: 1_024, in: 1...65_536)
         http.perIPConnectionLimit = try integer("MAX_CONNECTIONS_PER_IP", default: 256, in: 0...65_536)
+        http.eventLoops = try integer("EVENT_LOOPS", default: http.eventLoops, in: 1...256)
         let pool = PostgresPoolConfiguration(
             maxConnections: try integer("DATABASE_POOL_SIZE", default: 16, in: 2...1_000),
             leaseTimeout: .milliseconds(try integer("DATABASE_POOL_TIMEOUT_MS", default: 2_000, in: 1...60_000)))

@@ -143,9 +143,10 @@ final class ServedDaemon: @unchecked Sendable {
 
         var settings = chirp_mhd_settings()
         settings.port = UInt16(port)
-        // The limits span every daemon, so the accept policy enforces them (`ConnectionDeadlines`);
-        // libmicrohttpd's own global limit only backs it up.
-        settings.connection_limit = UInt32(configuration.connectionLimit)
+        // The limits span every daemon, so the accept policy enforces them (`ConnectionDeadlines`).
+        // libmicrohttpd's own limit sits above, only as a backstop: a daemon at its own limit
+        // stops accepting, and connections queued to it would wait instead of being refused.
+        settings.connection_limit = UInt32(configuration.connectionLimit + configuration.eventLoops + 1)
         let timeout = configuration.connectionTimeout.components
         settings.connection_timeout = UInt32(max(1, timeout.seconds + (timeout.attoseconds > 0 ? 1 : 0)))
         settings.connection_memory_limit = configuration.connectionMemoryLimit

@@ -17,6 +17,35 @@ import Testing
         #expect(server.server.openConnections == 1)
     }
 
+    @Test func aSlowHandlerDoesNotHoldUpOthersOnItsLoop() throws {
+        // One loop serves both connections: while one handler awaits for 800 ms, the loop
+        // answers the other connection at once.
+        let server = try TestServer(configure: { $0.eventLoops = 1 })
+        defer { server.stop() }
+        let slow = try server.connect()
+        try slow.send("GET /sleep/800 HTTP/1.1\r\nHost: t\r\n\r\n")
+        let started = ContinuousClock.now
+        for _ in 0..<5 {
+            #expect(try server.get("/hello").status == 200)
+        }
+        #expect(started.duration(to: .now) < .milliseconds(400))
+        #expect(try slow.readResponse().text == "slept 800")
+        #expect(started.duration(to: .now) >= .milliseconds(700))
+    }
+
+    @Test func connectionsSpreadOverEveryLoopAreAllServed() throws {
+        let server = try TestServer(configure: { $0.eventLoops = 3 })
+        defer { server.stop() }
+        let connections = try (0..<12).map { _ in try server.connect() }
+        for (index, connection) in connections.enumerated() {
+            try connection.send("POST /echo HTTP/1.1\r\nHost: t\r\nContent-Length: 2\r\n\r\n\(index + 10)")
+        }
+        for (index, connection) in connections.enumerated() {
+            #expect(try connection.readResponse().text == "\(index + 10)")
+        }
+        #expect(server.server.openConnections == 12)
+    }
+
     @Test func pipelinedRequestsAreAnsweredInOrder() throws {
         let server = try TestServer()
         defer { server.stop() }

@@ -19,7 +19,7 @@ final class RawConnection {
         var text: String { String(decoding: body, as: UTF8.self) }
     }
 
-    private let fd: Int32
+    private var fd: Int32
     private var buffer: [UInt8] = []
 
     init(port: Int) throws {
@@ -36,13 +36,17 @@ final class RawConnection {
         }
         guard result == 0 else {
             let code = errno
+            // Closed here, and marked so that deinit (which runs for an instance whose
+            // initializer threw after setting every property) does not close the number again:
+            // by then it may belong to another test's socket or event loop.
             close(fd)
+            fd = -1
             throw Failure(description: "connect: \(code)")
         }
     }
 
     deinit {
-        close(fd)
+        if fd >= 0 { close(fd) }
     }
 
     func send(_ text: String) throws {

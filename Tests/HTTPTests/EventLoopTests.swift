@@ -1,0 +1,146 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import EventLoops
+import Synchronization
+import Testing
+
+@Suite(.timeLimit(.minutes(1))) struct EventLoopTests {
+    @Test func executeRunsClosuresOnTheLoopThreadInSubmissionOrder() throws {
+        let loop = try EventLoop()
+        defer { loop.stop() }
+        let seen = Recorded<(index: Int, onLoop: Bool)>()
+        for index in 0..<200 {
+            loop.execute { seen.append((index, EventLoop.current === loop)) }
+        }
+        // Queued after the 200, so it runs after them.
+        let count = loop.executeAndWait { seen.all.count }
+        #expect(count == 200)
+        let runs = seen.all
+        #expect(runs.map(\.index) == Array(0..<200))
+        #expect(runs.allSatisfy { $0.onLoop })
+        #expect(EventLoop.current == nil)
+        #expect(!loop.inLoop)
+    }
+
+    @Test func executeAndWaitReturnsTheClosuresValueFromTheLoop() throws {
+        let loop = try EventLoop()
+        defer { loop.stop() }
+        let answer = loop.executeAndWait { (EventLoop.current === loop, loop.inLoop, 6 * 7) }
+        #expect(answer == (true, true, 42))
+    }
+
+    @Test func timersFireInDeadlineOrderAndNeverEarly() async throws {
+        let loop = try EventLoop()
+        defer { loop.stop() }
+        let fired = Recorded<(delay: Int64, elapsed: Int64, onLoop: Bool)>()
+        let start = monotonicNanoseconds()
+        // Inserted out of order; 80 ms apart, so a busy machine cannot swap them.
+        for delay in [170, 10, 250, 90] as [Int64] {
+            loop.after(.milliseconds(delay)) {
+                let elapsed = monotonicNanoseconds() - start
+                fired.append((delay, elapsed, EventLoop.current === loop))
+            }
+        }
+        #expect(await eventually { fired.all.count == 4 })
+        let runs = fired.all
+        #expect(runs.map(\.delay) == [10, 90, 170, 250])
+        for run in runs {
+            #expect(run.elapsed >= run.delay * 1_000_000, "the \(run.delay) ms timer fired after \(run.elapsed) ns")
+            #expect(run.onLoop)
+        }
+    }
+
+    @Test func aTimerSetOnTheLoopThreadWaitsItsWholeDelay() async throws {
+        let loop = try EventLoop()
+        defer { loop.stop() }
+        let fired = Recorded<Int64>()
+        loop.execute {
+            let start = monotonicNanoseconds()
+            loop.after(.milliseconds(120)) { fired.append(monotonicNanoseconds() - start) }
+        }
+        #expect(await eventually { fired.all.count == 1 })
+        let elapsed = fired.all.first ?? 0
+        #expect(elapsed >= 120_000_000, "a 120 ms timer fired after \(elapsed) ns")
+    }
+
+    @Test func aTaskPreferringTheLoopStaysOnItAcrossAReadinessWait() async throws {
+        let loop = try EventLoop()
+        defer { loop.stop() }
+        var sockets: [Int32] = [0, 0]
+        try #require(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &sockets) == 0)
+        let (reader, writer) = (sockets[0], sockets[1])
+        defer {
+            close(reader)
+            close(writer)
+        }
+        let resumed = Flag()
+        let task = Task(executorPreference: loop) { () -> (before: Bool, after: Bool, byte: UInt8) in
+            let before = EventLoop.current === loop
+            try await loop.ready(reader, for: .readable)
+            resumed.set()
+            let after = EventLoop.current === loop
+            var byte: UInt8 = 0
+            _ = read(reader, &byte, 1)
+            return (before, after, byte)
+        }
+        // Nothing written yet: the task must still be waiting.
+        try await Task.sleep(for: .milliseconds(100))
+        #expect(!resumed.isSet)
+
+        var byte: UInt8 = 0x2A
+        #expect(write(writer, &byte, 1) == 1)
+        #expect(await eventually { resumed.isSet })
+        guard resumed.isSet else { return }  // a hung task would hang the test
+        let result = try await task.value
+        #expect(result.before)
+        #expect(result.after)
+        #expect(result.byte == 0x2A)
+    }
+
+    @Test func stopRunsWorkAlreadyQueuedAndReturns() throws {
+        let loop = try EventLoop()
+        let ran = Recorded<Int>()
+        loop.execute {
+            usleep(30_000)  // still busy when stop is called
+            ran.append(1)
+        }
+        for index in 2...5 {
+            loop.execute { ran.append(index) }
+        }
+        loop.stop()
+        #expect(ran.all == [1, 2, 3, 4, 5])
+        loop.stop()  // a second stop returns at once
+    }
+}
+
+/// Values appended from the loop thread and read from the test's.
+private final class Recorded<Value: Sendable>: Sendable {
+    private let values = Mutex<[Value]>([])
+    func append(_ value: Value) { values.withLock { $0.append(value) } }
+    var all: [Value] { values.withLock { $0 } }
+}
+
+private final class Flag: Sendable {
+    private let value = Atomic<Bool>(false)
+    func set() { value.store(true, ordering: .releasing) }
+    var isSet: Bool { value.load(ordering: .acquiring) }
+}
+
+/// Polls `condition` every few milliseconds until it holds or `limit` passes; whether it held.
+private func eventually(within limit: Duration = .seconds(3), _ condition: () -> Bool) async -> Bool {
+    let clock = ContinuousClock()
+    let deadline = clock.now + limit
+    while clock.now < deadline {
+        if condition() { return true }
+        try? await Task.sleep(for: .milliseconds(2))
+    }
+    return condition()
+}
+
+/// The clock the loop's timers use.
+private func monotonicNanoseconds() -> Int64 {
+    var time = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &time)
+    return Int64(time.tv_sec) * 1_000_000_000 + Int64(time.tv_nsec)
+}

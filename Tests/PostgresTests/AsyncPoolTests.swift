@@ -1,0 +1,223 @@
+import EventLoops
+import Foundation
+import Postgres
+import Testing
+
+/// The pool's `async` side, waiting on an event loop instead of blocking threads.
+@Suite(.timeLimit(.minutes(1))) struct AsyncPoolTests {
+    let owner = PostgresIdentity(role: "postgres")
+
+    @Test func executeReturnsResults() async throws {
+        let loop = try EventLoop()
+        defer { loop.stop() }
+        let pool = PostgresPool(configuration: try TestDatabase.adminConfiguration(), eventLoop: loop)
+        let results = try await pool.execute(as: owner, readOnly: true, [
+            "select 40 + \(2)",
+            "select \("chirp")::text, current_user::text",
+        ])
+        #expect(results.count == 2)
+        #expect(try results[0].rows[0].decode(Int.self, at: 0) == 42)
+        #expect(try results[1].rows[0].decode((String, String).self) == ("chirp", "postgres"))
+        #expect(pool.statistics.idle == 1)
+    }
+
+    @Test func oneConnectionServesConcurrentCallersInTurn() async throws {
+        let loop = try EventLoop()
+        defer { loop.stop() }
+        let pool = PostgresPool(
+            configuration: try TestDatabase.adminConfiguration(),
+            pool: .init(maxConnections: 1, leaseTimeout: .seconds(10)), eventLoop: loop)
+        let owner = owner
+        let started = ContinuousClock.now
+        let answers = try await withThrowingTaskGroup(of: Int.self) { group in
+            for n in 0..<6 {
+                group.addTask {
+                    try await pool.execute(as: owner, ["select pg_sleep(0.05), \(n)::int"])[0]
+                        .rows[0].decode(Int.self, at: 1)
+                }
+            }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        let elapsed = started.duration(to: .now)
+        #expect(answers.sorted() == Array(0..<6))
+        let statistics = pool.statistics
+        #expect(statistics.connectionsOpened == 1)
+        #expect(statistics.size == 1 && statistics.waiting == 0 && statistics.leaseTimeouts == 0)
+        // One connection: the six sleeps ran one after another.
+        #expect(elapsed >= .milliseconds(290), "six 50 ms statements on one connection took \(elapsed)")
+    }
+
+    @Test func callersOnTheLoopThreadWaitThereAndStayThere() async throws {
+        let loop = try EventLoop()
+        defer { loop.stop() }
+        let pool = PostgresPool(
+            configuration: try TestDatabase.adminConfiguration(),
+            pool: .init(maxConnections: 1, leaseTimeout: .seconds(10)), eventLoop: loop)
+        let owner = owner
+        let answers = try await withThrowingTaskGroup(of: (Int, Bool).self) { group in
+            for n in 0..<4 {
+                group.addTask(executorPreference: loop) {
+                    let value = try await pool.execute(as: owner, ["select pg_sleep(0.02), \(n)::int"])[0]
+                        .rows[0].decode(Int.self, at: 1)
+                    return (value, EventLoop.current === loop)
+                }
+            }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        #expect(answers.map(\.0).sorted() == Array(0..<4))
+        #expect(answers.allSatisfy { $0.1 })
+        #expect(pool.statistics.connectionsOpened == 1)
+    }
+
+    @Test func aSecondLeaseFailsWithATimeoutWhileTheOnlyConnectionIsHeld() async throws {
+        let loop = try EventLoop()
+        defer { loop.stop() }
+        let pool = PostgresPool(
+            configuration: try TestDatabase.adminConfiguration(),
+            pool: .init(maxConnections: 1, leaseTimeout: .milliseconds(200)), eventLoop: loop)
+        let owner = owner
+        let holder = Task { try await pool.execute(as: owner, ["select pg_sleep(4)"]) }
+        #expect(await eventually { pool.statistics.inUse == 1 })
+
+        let started = ContinuousClock.now
+        do {
+            try await pool.execute(as: owner, ["select 1"])
+            Issue.record("leased a connection from an exhausted pool")
+        } catch let error as PostgresError {
+            #expect(error.kind == .poolTimeout)
+        }
+        let waited = started.duration(to: .now)
+        // Failed by the lease timeout, well before the holder lets go.
+        #expect(waited >= .milliseconds(150) && waited < .seconds(3), "waited \(waited)")
+        #expect(pool.statistics.leaseTimeouts == 1)
+        #expect(pool.statistics.waiting == 0)
+
+        // The holder was not disturbed, and its connection serves the next caller.
+        _ = try await holder.value
+        let after = try await pool.execute(as: owner, ["select 1"])[0].rows[0].decode(Int.self, at: 0)
+        #expect(after == 1)
+        #expect(pool.statistics.leaseTimeouts == 1)
+        #expect(pool.statistics.connectionsOpened == 1)
+    }
+
+    @Test func withTransactionCommitsWhatItsBodyWrote() async throws {
+        let (pool, loop) = try Self.poolWithNotes()
+        defer { loop.stop() }
+        let seenInside = try await pool.withTransaction(as: owner) { transaction in
+            try await transaction.query("insert into notes (body) values (\("kept"))")
+            return try await transaction.query("select count(*) from notes where body = \("kept")")
+                .rows[0].decode(Int.self, at: 0)
+        }
+        #expect(seenInside == 1)
+        // Another session sees it: it was committed, not merely written.
+        let admin = try PostgresConnection(configuration: pool.configuration)
+        let seenOutside = try admin.query("select count(*) from notes where body = 'kept'").rows[0].decode(Int.self, at: 0)
+        #expect(seenOutside == 1)
+        #expect(pool.statistics.idle == 1)
+    }
+
+    @Test func withTransactionRollsBackWhenItsBodyThrows() async throws {
+        struct Abort: Error {}
+        let (pool, loop) = try Self.poolWithNotes()
+        defer { loop.stop() }
+        var attempts = 0
+        await #expect(throws: Abort.self) {
+            try await pool.withTransaction(as: owner) { transaction in
+                attempts += 1
+                try await transaction.query("insert into notes (body) values (\("rolled back"))")
+                throw Abort()
+            }
+        }
+        #expect(attempts == 1)
+        let count = try await pool.execute(as: owner, ["select count(*) from notes where body = 'rolled back'"])[0]
+            .rows[0].decode(Int.self, at: 0)
+        #expect(count == 0)
+        // Rolled back on its connection, which went back to the pool rather than being closed.
+        #expect(pool.statistics.connectionsOpened == 1)
+    }
+
+    @Test func executeConcurrentlyReturnsBothResults() async throws {
+        let loop = try EventLoop()
+        defer { loop.stop() }
+        let pool = PostgresPool(
+            configuration: try TestDatabase.adminConfiguration(),
+            pool: .init(maxConnections: 2), eventLoop: loop)
+        let (first, second) = try await pool.executeConcurrently(
+            as: owner,
+            ["select 1", "select \("one")::text"],
+            ["select pg_backend_pid()", "select 2"])
+        #expect(first.count == 2 && second.count == 2)
+        #expect(try first[0].rows[0].decode(Int.self, at: 0) == 1)
+        #expect(try first[1].rows[0].decode(String.self, at: 0) == "one")
+        #expect(try second[1].rows[0].decode(Int.self, at: 0) == 2)
+        #expect(pool.statistics.connectionsOpened == 2)
+        #expect(pool.statistics.idle == 2)
+    }
+
+    @Test func executeAfterCloseFailsWithPoolClosed() async throws {
+        let loop = try EventLoop()
+        defer { loop.stop() }
+        let pool = PostgresPool(configuration: try TestDatabase.adminConfiguration(), eventLoop: loop)
+        try await pool.execute(as: owner, ["select 1"])
+        pool.close()
+        #expect(pool.statistics.size == 0)
+        do {
+            try await pool.execute(as: owner, ["select 1"])
+            Issue.record("a closed pool ran a statement")
+        } catch let error as PostgresError {
+            #expect(error.kind == .poolClosed)
+        }
+    }
+
+    @Test func closingFailsAWaitingCallerInsteadOfLeavingItHanging() async throws {
+        let loop = try EventLoop()
+        defer { loop.stop() }
+        let pool = PostgresPool(
+            configuration: try TestDatabase.adminConfiguration(),
+            pool: .init(maxConnections: 1, leaseTimeout: .seconds(10)), eventLoop: loop)
+        let owner = owner
+        let holder = Task { try await pool.execute(as: owner, ["select pg_sleep(4)"]) }
+        #expect(await eventually { pool.statistics.inUse == 1 })
+        let waiter = Task { () -> PostgresError.Kind? in
+            do {
+                try await pool.execute(as: owner, ["select 1"])
+                return nil
+            } catch let error as PostgresError {
+                return error.kind
+            }
+        }
+        #expect(await eventually { pool.statistics.waiting == 1 })
+
+        let closed = ContinuousClock.now
+        pool.close()
+        let kind = try await waiter.value
+        // Failed by the close, not by the lease timeout or the holder's release seconds later.
+        #expect(closed.duration(to: .now) < .seconds(3))
+        #expect(kind == .poolClosed)
+        #expect(pool.statistics.waiting == 0)
+
+        // The caller already holding a connection finishes; its connection is then closed.
+        _ = try await holder.value
+        #expect(pool.statistics.size == 0)
+    }
+
+    /// A pool of one connection on a fresh database with a `notes` table, and its loop.
+    private static func poolWithNotes() throws -> (PostgresPool, EventLoop) {
+        let configuration = try TestDatabase.create(prefix: "async_pool")
+        let setup = try PostgresConnection(configuration: configuration)
+        try setup.unsafeExecuteScript("create table notes (id serial primary key, body text not null)")
+        let loop = try EventLoop()
+        return (PostgresPool(configuration: configuration, pool: .init(maxConnections: 1), eventLoop: loop), loop)
+    }
+}
+
+/// Polls `condition` every few milliseconds until it holds or `limit` passes; whether it held.
+private func eventually(within limit: Duration = .seconds(3), _ condition: () -> Bool) async -> Bool {
+    let clock = ContinuousClock()
+    let deadline = clock.now + limit
+    while clock.now < deadline {
+        if condition() { return true }
+        try? await Task.sleep(for: .milliseconds(2))
+    }
+    return condition()
+}
