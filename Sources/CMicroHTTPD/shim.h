@@ -6,6 +6,8 @@
 #include <string.h>
 #include <sys/types.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 #include <netinet/in.h>
 #include <arpa/inet.h>
 #include <microhttpd.h>
@@ -26,8 +28,6 @@ struct chirp_mhd_settings {
     size_t thread_stack_size;
     unsigned int listen_backlog;
     int strict_for_client;
-    /* SO_REUSEPORT, so that several daemons (one per event loop) listen on one port. */
-    int reuse_port;
 };
 
 typedef void *(*chirp_mhd_uri_log_callback)(void *cls, const char *uri,
@@ -39,8 +39,7 @@ chirp_mhd_start(const struct chirp_mhd_settings *s,
                 MHD_RequestCompletedCallback completed, void *completed_cls,
                 MHD_NotifyConnectionCallback notify, void *notify_cls,
                 chirp_mhd_uri_log_callback uri_log, void *uri_log_cls,
-                MHD_LogCallback logger, void *logger_cls,
-                MHD_AcceptPolicyCallback accept_policy, void *accept_policy_cls)
+                MHD_LogCallback logger, void *logger_cls)
 {
     struct MHD_OptionItem ops[16];
     int n = 0;
@@ -59,13 +58,12 @@ chirp_mhd_start(const struct chirp_mhd_settings *s,
     if (s->thread_stack_size) CHIRP_OPT(MHD_OPTION_THREAD_STACK_SIZE, s->thread_stack_size, NULL);
     if (s->listen_backlog) CHIRP_OPT(MHD_OPTION_LISTEN_BACKLOG_SIZE, s->listen_backlog, NULL);
     if (s->strict_for_client) CHIRP_OPT(MHD_OPTION_STRICT_FOR_CLIENT, s->strict_for_client, NULL);
-    if (s->reuse_port) CHIRP_OPT(MHD_OPTION_LISTENING_ADDRESS_REUSE, 1, NULL);
     CHIRP_OPT(MHD_OPTION_NOTIFY_COMPLETED, completed, completed_cls);
     CHIRP_OPT(MHD_OPTION_NOTIFY_CONNECTION, notify, notify_cls);
     CHIRP_OPT(MHD_OPTION_URI_LOG_CALLBACK, uri_log, uri_log_cls);
     CHIRP_OPT(MHD_OPTION_END, 0, NULL);
 #undef CHIRP_OPT
-    return MHD_start_daemon(s->flags, s->port, accept_policy, accept_policy_cls, access, access_cls,
+    return MHD_start_daemon(s->flags, s->port, NULL, NULL, access, access_cls,
                             MHD_OPTION_ARRAY, ops, MHD_OPTION_END);
 }
 
@@ -97,6 +95,13 @@ static inline void *chirp_mhd_socket_context(struct MHD_Connection *connection)
     const union MHD_ConnectionInfo *info =
         MHD_get_connection_info(connection, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
     return info ? info->socket_context : NULL;
+}
+
+/* accept4 with a nonblocking, close-on-exec socket (glibc declares accept4 only for
+   _GNU_SOURCE, which a module map cannot promise). */
+static inline int chirp_accept(int fd, struct sockaddr *addr, socklen_t *len)
+{
+    return (int)syscall(SYS_accept4, fd, addr, len, SOCK_NONBLOCK | SOCK_CLOEXEC);
 }
 
 /* Writes the IP address of sa as text into buf; returns 0 on success, -1 otherwise. */

@@ -44,12 +44,15 @@ public final class EventLoop: TaskExecutor, @unchecked Sendable {
 
     public init(name: String = "event-loop") throws(EventLoopError) {
         self.name = name
-        epoll = epoll_create1(Int32(EPOLL_CLOEXEC))
+        // Made in locals and closed here on failure: once every property is set, a throw runs
+        // deinit, which must not close the same numbers a second time.
+        let epoll = epoll_create1(Int32(EPOLL_CLOEXEC))
         guard epoll >= 0 else { throw EventLoopError(operation: "epoll_create1", code: errno) }
-        wakeup = eventfd(0, Int32(EFD_CLOEXEC | EFD_NONBLOCK))
+        let wakeup = eventfd(0, Int32(EFD_CLOEXEC | EFD_NONBLOCK))
         guard wakeup >= 0 else {
+            let code = errno
             close(epoll)
-            throw EventLoopError(operation: "eventfd", code: errno)
+            throw EventLoopError(operation: "eventfd", code: code)
         }
         var event = epoll_event(events: EPOLLIN.rawValue, data: epoll_data_t(fd: wakeup))
         guard epoll_ctl(epoll, EPOLL_CTL_ADD, wakeup, &event) == 0 else {
@@ -58,6 +61,8 @@ public final class EventLoop: TaskExecutor, @unchecked Sendable {
             close(epoll)
             throw EventLoopError(operation: "epoll_ctl", code: code)
         }
+        self.epoll = epoll
+        self.wakeup = wakeup
         let context = Unmanaged.passRetained(self).toOpaque()
         var created = pthread_t()
         let status = pthread_create(&created, nil, { pointer in
@@ -67,9 +72,8 @@ public final class EventLoop: TaskExecutor, @unchecked Sendable {
             return nil
         }, context)
         guard status == 0 else {
+            // deinit closes the descriptors once this last reference goes.
             Unmanaged<EventLoop>.fromOpaque(context).release()
-            close(wakeup)
-            close(epoll)
             throw EventLoopError(operation: "pthread_create", code: status)
         }
         thread = created

@@ -36,33 +36,40 @@ final class ConnectionState: Sendable {
 /// the request line is in; paused while the handler runs), and `cutOverdue` shuts down the socket
 /// of any that waits too long. libmicrohttpd then sees the connection end and closes it itself.
 ///
-/// It also counts open connections, in all and per client address, for the connection limits:
-/// with one libmicrohttpd daemon per event loop, no single daemon sees them all.
+/// It also counts admitted connections, in all and per client address, for the connection
+/// limits: with one libmicrohttpd daemon per event loop, no single daemon sees them all.
 final class ConnectionDeadlines: Sendable {
     private struct Open {
         var states: [ObjectIdentifier: ConnectionState] = [:]
+        /// Admitted and not yet closed, including those on their way to a daemon.
+        var admitted = 0
         var perAddress: [String: Int] = [:]
     }
 
     private let open = Mutex(Open())
 
-    func opened(socket: Int32, address: String) -> ConnectionState {
-        let state = ConnectionState(socket: socket, address: address)
+    /// Counts a new connection from `address` in, unless that would pass `limit` in all or
+    /// `perAddressLimit` from one address (0: no such limit).
+    func admit(_ address: String, limit: Int, perAddressLimit: Int) -> Bool {
         open.withLock { open in
-            open.states[ObjectIdentifier(state)] = state
-            open.perAddress[address, default: 0] += 1
+            let fromAddress = open.perAddress[address, default: 0]
+            guard open.admitted < limit, perAddressLimit == 0 || fromAddress < perAddressLimit else { return false }
+            open.admitted += 1
+            open.perAddress[address] = fromAddress + 1
+            return true
         }
-        return state
     }
 
-    /// Whether one more connection from `address` stays within `limit` in all and
-    /// `perAddressLimit` from one address (0: no such limit). Two daemons admitting at the
-    /// same instant may each let one through: the limits hold to within the number of loops.
-    func admits(_ address: String, limit: Int, perAddressLimit: Int) -> Bool {
-        open.withLock { open in
-            open.states.count < limit
-                && (perAddressLimit == 0 || open.perAddress[address, default: 0] < perAddressLimit)
-        }
+    /// An admitted connection that never opened (its daemon refused it).
+    func abandoned(_ address: String) {
+        open.withLock { Self.release(address, in: &$0) }
+    }
+
+    /// An admitted connection has opened on its daemon.
+    func opened(socket: Int32, address: String) -> ConnectionState {
+        let state = ConnectionState(socket: socket, address: address)
+        open.withLock { $0.states[ObjectIdentifier(state)] = state }
+        return state
     }
 
     /// libmicrohttpd reports a connection closed before it closes the socket, and `cutOverdue`
@@ -71,9 +78,14 @@ final class ConnectionDeadlines: Sendable {
     func closed(_ state: ConnectionState) {
         open.withLock { open in
             guard open.states.removeValue(forKey: ObjectIdentifier(state)) != nil else { return }
-            let remaining = open.perAddress[state.address, default: 1] - 1
-            open.perAddress[state.address] = remaining > 0 ? remaining : nil
+            Self.release(state.address, in: &open)
         }
+    }
+
+    private static func release(_ address: String, in open: inout Open) {
+        open.admitted -= 1
+        let remaining = open.perAddress[address, default: 1] - 1
+        open.perAddress[address] = remaining > 0 ? remaining : nil
     }
 
     var count: Int { open.withLock { $0.states.count } }

@@ -18,21 +18,6 @@ enum MHDCallbacks {
         served(pointer)?.core
     }
 
-    /// A connection was accepted: refused (closed at once) when it would exceed the server's
-    /// connection limits, which span every daemon.
-    static let acceptPolicy: MHD_AcceptPolicyCallback = { cls, address, _ in
-        guard let core = core(cls) else { return .NO }
-        let client = withUnsafeTemporaryAllocation(of: CChar.self, capacity: 64) { buffer -> String in
-            buffer.initialize(repeating: 0)
-            guard chirp_sockaddr_ip(address, buffer.baseAddress, buffer.count - 1) == 0, let start = buffer.baseAddress else {
-                return "unknown"
-            }
-            return String(cString: start)
-        }
-        let admitted = core.deadlines.admits(
-            client, limit: core.configuration.connectionLimit, perAddressLimit: core.configuration.perIPConnectionLimit)
-        return admitted ? .YES : .NO
-    }
 
     /// The connection's state, set when it opened and released when it closed.
     static func state(_ connection: OpaquePointer) -> ConnectionState? {
@@ -77,7 +62,8 @@ enum MHDCallbacks {
     /// Opens and closes the connection's `ConnectionState`: retained into libmicrohttpd's
     /// socket context here, released here when the connection closes.
     static let connectionEvent: MHD_NotifyConnectionCallback = { cls, connection, socketContext, event in
-        guard let core = core(cls), let connection, let socketContext else { return }
+        guard let served = served(cls), let connection, let socketContext else { return }
+        let core = served.core
         switch event {
         case .CONNECTION_NOTIFY_STARTED:
             let state = core.deadlines.opened(
@@ -88,6 +74,7 @@ enum MHDCallbacks {
             socketContext.pointee = nil
             let state = Unmanaged<ConnectionState>.fromOpaque(pointer)
             core.deadlines.closed(state.takeUnretainedValue())
+            served.dropped()
             state.release()
         }
     }

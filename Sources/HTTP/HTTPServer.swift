@@ -11,16 +11,16 @@ import Synchronization
 /// bodies and request time, and graceful shutdown.
 ///
 /// Concurrency: event loops, one per core by default, each running a libmicrohttpd daemon in its
-/// external-epoll mode; the daemons share the port (`SO_REUSEPORT`), so the kernel spreads
-/// connections over them. When a request is complete its connection is suspended and the handler
+/// external-epoll mode. One listening socket (`Listener`) hands each new connection to the daemon
+/// with the fewest, so they spread evenly over the loops. When a request is complete its connection is suspended and the handler
 /// runs as a task on the same loop, awaiting the database without blocking; its answer resumes
 /// the connection. One wake-up thus serves every connection and database socket of that loop that
 /// became ready meanwhile, with no thread per connection and no hand-off between threads.
 /// Handlers must never block a loop: blocking work goes to `BlockingWork`.
 public final class HTTPServer: Sendable {
     private struct Running {
+        var listener: Listener
         var daemons: [ServedDaemon]
-        var port: Int
         var watchdog: DeadlineWatchdog
     }
 
@@ -62,7 +62,7 @@ public final class HTTPServer: Sendable {
     /// configured port.
     public var port: Int {
         phase.withLock { phase in
-            if case .running(let running) = phase { return running.port }
+            if case .running(let running) = phase { return running.listener.port }
             return core.configuration.port
         }
     }
@@ -80,22 +80,20 @@ public final class HTTPServer: Sendable {
         try phase.withLock { phase in
             guard case .idle = phase else { throw HTTPServerError.alreadyStarted }
             var started: [ServedDaemon] = []
-            var port = configuration.port
+            let listener: Listener
             do {
                 for loop in loops {
-                    // The first daemon may pick the port (port 0); the others join it.
-                    let served = try ServedDaemon.start(
-                        configuration, port: port, sharingPort: loops.count > 1, core: core, loop: loop)
-                    started.append(served)
-                    port = served.port
+                    started.append(try ServedDaemon.start(configuration, core: core, loop: loop))
                 }
+                listener = try Listener(configuration, core: core, daemons: started, loop: loops[0])
+                try listener.start()
             } catch {
                 for served in started { served.stop() }
                 throw error
             }
             let watchdog = DeadlineWatchdog(
                 deadlines: core.deadlines, limit: configuration.requestTimeout, logger: core.logger)
-            phase = .running(Running(daemons: started, port: port, watchdog: watchdog))
+            phase = .running(Running(listener: listener, daemons: started, watchdog: watchdog))
         }
         core.logger.info("listening", ["host": .string(configuration.host), "port": .int(port), "eventLoops": .int(loops.count)])
     }
@@ -113,7 +111,7 @@ public final class HTTPServer: Sendable {
         }
         guard let running = taken else { return }
         core.draining.store(true, ordering: .relaxed)
-        for served in running.daemons { served.quiesce() }
+        running.listener.stop()
         while core.requestsInFlight.load(ordering: .relaxed) > 0 && ContinuousClock.now < deadline {
             usleep(5_000)
         }

@@ -3,64 +3,83 @@ import Glibc
 #endif
 import CMicroHTTPD
 import EventLoops
+import Synchronization
 
-/// One libmicrohttpd daemon, in its external-epoll mode, on one event loop: what the C
-/// callbacks reach through their context pointer (retained from `start` until `stop`).
+/// One libmicrohttpd daemon, in its external-epoll mode and without a listening socket of its
+/// own, on one event loop: the `Listener` hands it connections. It is what the C callbacks reach
+/// through their context pointer (retained from `start` until `stop`).
 ///
 /// It runs the daemon as libmicrohttpd's documentation asks: `MHD_run` whenever the daemon's
 /// epoll descriptor is readable, and again when `MHD_get_timeout` says so. The timeout is 0 when
 /// the daemon has work it already knows of (data read but not parsed yet, a resumed connection),
-/// and otherwise the next connection timeout. Its mutable state is touched only on its loop,
-/// hence `@unchecked Sendable`.
+/// and otherwise the next connection timeout. Apart from `connections`, its state is touched
+/// only on its loop, hence `@unchecked Sendable`.
 final class ServedDaemon: @unchecked Sendable {
     let core: ServerCore
     let loop: EventLoop
-    /// The bound port.
-    private(set) var port = 0
+    /// Connections handed to this daemon and not closed yet: the listener picks the daemon
+    /// with the fewest.
+    private let handed = Atomic<Int>(0)
     private var daemon: OpaquePointer?
+    private var descriptor: Int32 = -1
     /// Held from `start` until `stop`, for the callbacks.
     private var context: Unmanaged<ServedDaemon>?
-    private var descriptor: Int32 = -1
     /// The monotonic time at which a run is already scheduled, if one is.
     private var scheduled: ContinuousClock.Instant?
     private var runQueued = false
-    /// The listening socket, ours once quiesced.
-    private var listener: Int32 = -1
 
     private init(core: ServerCore, loop: EventLoop) {
         self.core = core
         self.loop = loop
     }
 
-    /// Binds a daemon on `port` and starts running it on `loop`.
-    static func start(
-        _ configuration: HTTPServerConfiguration, port: Int, sharingPort: Bool, core: ServerCore, loop: EventLoop
-    ) throws -> ServedDaemon {
+    /// Starts a daemon and runs it on `loop`.
+    static func start(_ configuration: HTTPServerConfiguration, core: ServerCore, loop: EventLoop) throws -> ServedDaemon {
         let served = ServedDaemon(core: core, loop: loop)
         let context = Unmanaged.passRetained(served)
-        let daemon: OpaquePointer?
-        do {
-            daemon = try startDaemon(configuration, port: port, sharingPort: sharingPort, context: context.toOpaque())
-        } catch {
+        guard let daemon = startDaemon(configuration, context: context.toOpaque()) else {
             context.release()
-            throw error
-        }
-        guard let daemon else {
-            context.release()
-            throw HTTPServerError.startFailed(host: configuration.host, port: port)
+            throw HTTPServerError.startFailed(host: configuration.host, port: configuration.port)
         }
         // Set before the loop first runs the daemon, so no callback sees them unset.
         served.daemon = daemon
-        served.port = Int(chirp_mhd_bind_port(daemon))
         served.context = context
         let watching: Bool = loop.executeAndWait { served.watch() }
         guard watching else {
             served.daemon = nil
             MHD_stop_daemon(daemon)
             context.release()
-            throw HTTPServerError.startFailed(host: configuration.host, port: port)
+            throw HTTPServerError.startFailed(host: configuration.host, port: configuration.port)
         }
         return served
+    }
+
+    var connections: Int { handed.load(ordering: .relaxed) }
+
+    /// Takes over an accepted connection; libmicrohttpd owns (and closes) the socket from here.
+    func adopt(_ client: Int32, address: sockaddr_storage, length: socklen_t, clientAddress: String) {
+        handed.add(1, ordering: .relaxed)
+        loop.execute { [self] in
+            var address = address
+            let added = daemon.map { daemon in
+                withUnsafePointer(to: &address) {
+                    $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { MHD_add_connection(daemon, client, $0, length) }
+                }
+            }
+            guard added == .YES else {
+                // A stopped daemon, or one that refused the socket (and closed it).
+                if daemon == nil { close(client) }
+                handed.subtract(1, ordering: .relaxed)
+                core.deadlines.abandoned(clientAddress)
+                return
+            }
+            runSoon()
+        }
+    }
+
+    /// A connection of this daemon closed.
+    func dropped() {
+        handed.subtract(1, ordering: .relaxed)
     }
 
     /// On the loop.
@@ -109,14 +128,6 @@ final class ServedDaemon: @unchecked Sendable {
         }
     }
 
-    /// Stops accepting; connections already open carry on.
-    func quiesce() {
-        listener = loop.executeAndWait { [self] in
-            guard let daemon else { return -1 }
-            return MHD_quiesce_daemon(daemon)
-        }
-    }
-
     /// Closes every connection and the daemon. A handler finishing later finds no connection.
     func stop() {
         loop.executeAndWait { [self] in
@@ -125,8 +136,6 @@ final class ServedDaemon: @unchecked Sendable {
             loop.unwatch(descriptor)
             MHD_stop_daemon(daemon)
         }
-        // The listening socket is ours to close after a quiesce, and only once the daemon is gone.
-        if listener >= 0 { close(listener) }
         context?.release()
         context = nil
     }
@@ -134,52 +143,29 @@ final class ServedDaemon: @unchecked Sendable {
     /// Whether the daemon still runs; a task about to resume a connection checks. On the loop.
     var isRunning: Bool { daemon != nil }
 
-    private static func startDaemon(
-        _ configuration: HTTPServerConfiguration, port: Int, sharingPort: Bool, context: UnsafeMutableRawPointer
-    ) throws -> OpaquePointer? {
-        // No internal thread: the event loop calls MHD_run. Suspend/resume lets a connection
-        // wait for its handler.
-        let flags = MHD_USE_EPOLL.rawValue | MHD_ALLOW_SUSPEND_RESUME.rawValue | MHD_USE_ERROR_LOG.rawValue
+    private static func startDaemon(_ configuration: HTTPServerConfiguration, context: UnsafeMutableRawPointer) -> OpaquePointer? {
+        // No internal thread: the event loop calls MHD_run. No listening socket: the listener
+        // hands connections over. Suspend/resume lets a connection wait for its handler.
+        var flags = MHD_USE_EPOLL.rawValue | MHD_USE_NO_LISTEN_SOCKET.rawValue
+            | MHD_ALLOW_SUSPEND_RESUME.rawValue | MHD_USE_ERROR_LOG.rawValue
+        var ipv6 = in6_addr()
+        if inet_pton(AF_INET6, configuration.host, &ipv6) == 1 { flags |= MHD_USE_IPv6.rawValue }
 
         var settings = chirp_mhd_settings()
-        settings.port = UInt16(port)
-        // The limits span every daemon, so the accept policy enforces them (`ConnectionDeadlines`).
-        // libmicrohttpd's own limit sits above, only as a backstop: a daemon at its own limit
-        // stops accepting, and connections queued to it would wait instead of being refused.
-        settings.connection_limit = UInt32(configuration.connectionLimit + configuration.eventLoops + 1)
+        settings.flags = flags
+        // The listener enforces the limits, which span every daemon; libmicrohttpd's own sits
+        // above them, only as a backstop.
+        settings.connection_limit = UInt32(configuration.connectionLimit + 1)
         let timeout = configuration.connectionTimeout.components
         settings.connection_timeout = UInt32(max(1, timeout.seconds + (timeout.attoseconds > 0 ? 1 : 0)))
         settings.connection_memory_limit = configuration.connectionMemoryLimit
-        settings.listen_backlog = UInt32(configuration.listenBacklog)
         settings.strict_for_client = 1
-        settings.reuse_port = sharingPort ? 1 : 0
-
-        let start = { (address: UnsafePointer<sockaddr>) -> OpaquePointer? in
-            settings.bind_address = address
-            return chirp_mhd_start(
-                &settings,
-                MHDCallbacks.access, context,
-                MHDCallbacks.completed, context,
-                MHDCallbacks.connectionEvent, context,
-                MHDCallbacks.uriLog, context,
-                MHDCallbacks.log, context,
-                MHDCallbacks.acceptPolicy, context)
-        }
-
-        var ipv4 = sockaddr_in()
-        if inet_pton(AF_INET, configuration.host, &ipv4.sin_addr) == 1 {
-            ipv4.sin_family = sa_family_t(AF_INET)
-            ipv4.sin_port = UInt16(port).bigEndian
-            settings.flags = flags
-            return withUnsafePointer(to: &ipv4) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1, start) }
-        }
-        var ipv6 = sockaddr_in6()
-        if inet_pton(AF_INET6, configuration.host, &ipv6.sin6_addr) == 1 {
-            ipv6.sin6_family = sa_family_t(AF_INET6)
-            ipv6.sin6_port = UInt16(port).bigEndian
-            settings.flags = flags | MHD_USE_IPv6.rawValue
-            return withUnsafePointer(to: &ipv6) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1, start) }
-        }
-        throw HTTPServerError.invalidHost(configuration.host)
+        return chirp_mhd_start(
+            &settings,
+            MHDCallbacks.access, context,
+            MHDCallbacks.completed, context,
+            MHDCallbacks.connectionEvent, context,
+            MHDCallbacks.uriLog, context,
+            MHDCallbacks.log, context)
     }
 }

@@ -87,8 +87,10 @@ import Testing
             #expect(error.kind == .poolTimeout)
         }
         let waited = started.duration(to: .now)
-        // Failed by the lease timeout, well before the holder lets go.
-        #expect(waited >= .milliseconds(150) && waited < .seconds(3), "waited \(waited)")
+        // Failed by the lease timer (only it counts `leaseTimeouts` and throws `.poolTimeout`; the
+        // holder's release would have served this caller instead), and not before the timeout.
+        // No upper bound: beside the blocking suites the cooperative pool can stall for seconds.
+        #expect(waited >= .milliseconds(150), "waited \(waited)")
         #expect(pool.statistics.leaseTimeouts == 1)
         #expect(pool.statistics.waiting == 0)
 
@@ -188,11 +190,10 @@ import Testing
         }
         #expect(await eventually { pool.statistics.waiting == 1 })
 
-        let closed = ContinuousClock.now
         pool.close()
         let kind = try await waiter.value
-        // Failed by the close, not by the lease timeout or the holder's release seconds later.
-        #expect(closed.duration(to: .now) < .seconds(3))
+        // Failed by the close: the lease timeout would say `.poolTimeout`, and the holder's
+        // release would have served it (nil).
         #expect(kind == .poolClosed)
         #expect(pool.statistics.waiting == 0)
 

@@ -1,0 +1,144 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import CMicroHTTPD
+import EventLoops
+
+/// The server's listening socket. It accepts on one event loop, refuses connections past the
+/// limits, and hands each admitted one to the daemon with the fewest connections, on that
+/// daemon's loop (`MHD_add_connection`). So connections spread evenly over the loops whatever
+/// their addresses, and the limits are counted in one place.
+final class Listener: @unchecked Sendable {
+    let socket: Int32
+    let port: Int
+    private let loop: EventLoop
+    private let core: ServerCore
+    private let daemons: [ServedDaemon]
+
+    /// Binds and listens; accepting starts with `start`.
+    init(_ configuration: HTTPServerConfiguration, core: ServerCore, daemons: [ServedDaemon], loop: EventLoop) throws {
+        self.core = core
+        self.daemons = daemons
+        self.loop = loop
+        let socket = try Self.bind(configuration)
+        self.socket = socket
+        port = Self.boundPort(of: socket) ?? configuration.port
+    }
+
+    /// The port the kernel chose (for port 0) or was given.
+    private static func boundPort(of socket: Int32) -> Int? {
+        var address = sockaddr_storage()
+        var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
+        let named = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(socket, $0, &length) }
+        }
+        guard named == 0 else { return nil }
+        return withUnsafePointer(to: address) { pointer in
+            if pointer.pointee.ss_family == sa_family_t(AF_INET6) {
+                return pointer.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { Int(UInt16(bigEndian: $0.pointee.sin6_port)) }
+            }
+            return pointer.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { Int(UInt16(bigEndian: $0.pointee.sin_port)) }
+        }
+    }
+
+    func start() throws {
+        let watching: Bool = loop.executeAndWait { [self] in
+            do {
+                try loop.watch(socket, events: Readiness.readable.epollEvents) { [unowned self] _ in acceptAll() }
+                return true
+            } catch {
+                return false
+            }
+        }
+        guard watching else {
+            close(socket)
+            throw HTTPServerError.startFailed(host: core.configuration.host, port: port)
+        }
+    }
+
+    /// Stops accepting and closes the socket: new connections are refused from now on.
+    func stop() {
+        loop.executeAndWait { [self] in loop.unwatch(socket) }
+        close(socket)
+    }
+
+    /// On the loop: accepts until the queue is empty.
+    private func acceptAll() {
+        while true {
+            var address = sockaddr_storage()
+            var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
+            let client = withUnsafeMutablePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    chirp_accept(socket, $0, &length)
+                }
+            }
+            if client < 0 {
+                if errno == EINTR || errno == ECONNABORTED { continue }
+                // EAGAIN: the queue is empty. EMFILE and the like: the next readiness retries.
+                return
+            }
+            let clientAddress = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Self.text(of: $0) }
+            }
+            let configuration = core.configuration
+            guard core.deadlines.admit(
+                clientAddress, limit: configuration.connectionLimit, perAddressLimit: configuration.perIPConnectionLimit)
+            else {
+                close(client)
+                continue
+            }
+            guard let target = daemons.min(by: { $0.connections < $1.connections }) else {
+                core.deadlines.abandoned(clientAddress)
+                close(client)
+                continue
+            }
+            target.adopt(client, address: address, length: length, clientAddress: clientAddress)
+        }
+    }
+
+    static func text(of address: UnsafePointer<sockaddr>) -> String {
+        withUnsafeTemporaryAllocation(of: CChar.self, capacity: 64) { buffer in
+            buffer.initialize(repeating: 0)
+            guard chirp_sockaddr_ip(address, buffer.baseAddress, buffer.count - 1) == 0, let start = buffer.baseAddress else {
+                return "unknown"
+            }
+            return String(cString: start)
+        }
+    }
+
+    private static func bind(_ configuration: HTTPServerConfiguration) throws -> Int32 {
+        func listening(family: Int32, _ address: UnsafePointer<sockaddr>, _ length: Int) throws -> Int32 {
+            let descriptor = Glibc.socket(family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue | SOCK_CLOEXEC.rawValue), 0)
+            guard descriptor >= 0 else { throw HTTPServerError.startFailed(host: configuration.host, port: configuration.port) }
+            var on: Int32 = 1
+            _ = setsockopt(descriptor, SOL_SOCKET, SO_REUSEADDR, &on, socklen_t(MemoryLayout<Int32>.size))
+            if family == AF_INET6 {
+                _ = setsockopt(descriptor, Int32(IPPROTO_IPV6), IPV6_V6ONLY, &on, socklen_t(MemoryLayout<Int32>.size))
+            }
+            guard Glibc.bind(descriptor, address, socklen_t(length)) == 0,
+                  listen(descriptor, Int32(configuration.listenBacklog)) == 0
+            else {
+                close(descriptor)
+                throw HTTPServerError.startFailed(host: configuration.host, port: configuration.port)
+            }
+            return descriptor
+        }
+        var ipv4 = sockaddr_in()
+        if inet_pton(AF_INET, configuration.host, &ipv4.sin_addr) == 1 {
+            ipv4.sin_family = sa_family_t(AF_INET)
+            ipv4.sin_port = UInt16(configuration.port).bigEndian
+            return try withUnsafePointer(to: &ipv4) {
+                try $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { try listening(family: AF_INET, $0, MemoryLayout<sockaddr_in>.size) }
+            }
+        }
+        var ipv6 = sockaddr_in6()
+        if inet_pton(AF_INET6, configuration.host, &ipv6.sin6_addr) == 1 {
+            ipv6.sin6_family = sa_family_t(AF_INET6)
+            ipv6.sin6_port = UInt16(configuration.port).bigEndian
+            return try withUnsafePointer(to: &ipv6) {
+                try $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { try listening(family: AF_INET6, $0, MemoryLayout<sockaddr_in6>.size) }
+            }
+        }
+        throw HTTPServerError.invalidHost(configuration.host)
+    }
+}
