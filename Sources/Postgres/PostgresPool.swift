@@ -43,11 +43,14 @@ public final class PostgresPool: @unchecked Sendable {
     /// from a loop's thread they wait on that loop. Without either they throw.
     public let eventLoop: EventLoop?
 
+    /// Idle connections taken, and how many new ones may be opened.
+    typealias Reservation = ([PostgresConnection], Int)
+
     /// A caller of the `async` lease waiting for connections.
     private struct Waiter {
         var id: Int
         var needed: Int
-        var continuation: UnsafeContinuation<([PostgresConnection], Int), any Error>
+        var continuation: UnsafeContinuation<Reservation, any Error>
     }
 
     private let condition = NSCondition()
@@ -118,7 +121,7 @@ public final class PostgresPool: @unchecked Sendable {
 
     /// Takes idle connections and reserves room for new ones, waiting until `needed` are
     /// available together or the deadline passes.
-    private func reserve(_ needed: Int, deadline: Date) throws -> ([PostgresConnection], Int) {
+    private func reserve(_ needed: Int, deadline: Date) throws -> Reservation {
         condition.lock()
         defer { condition.unlock() }
         while true {
@@ -135,7 +138,7 @@ public final class PostgresPool: @unchecked Sendable {
     }
 
     /// Takes idle connections and room for new ones if `needed` are available; `condition` is held.
-    private func takeLocked(_ needed: Int) -> ([PostgresConnection], Int)? {
+    private func takeLocked(_ needed: Int) -> Reservation? {
         let available = idle.count + (poolConfiguration.maxConnections - open)
         guard available >= needed else { return nil }
         let reused = Array(idle.suffix(min(needed, idle.count)))
@@ -149,7 +152,7 @@ public final class PostgresPool: @unchecked Sendable {
 
     /// `reserve`, without blocking: a caller that must wait is resumed by whoever frees enough
     /// connections, or fails when the lease timeout passes on `loop`.
-    func reserve(_ needed: Int, on loop: EventLoop) async throws -> ([PostgresConnection], Int) {
+    func reserve(_ needed: Int, on loop: EventLoop) async throws -> Reservation {
         try await withUnsafeThrowingContinuation { continuation in
             condition.lock()
             if closed {
@@ -187,8 +190,8 @@ public final class PostgresPool: @unchecked Sendable {
 
     /// Hands freed connections to waiting `async` callers, in order; `condition` is held. The
     /// returned continuations are resumed by the caller once the lock is released.
-    private func serveWaitersLocked() -> [(UnsafeContinuation<([PostgresConnection], Int), any Error>, ([PostgresConnection], Int))] {
-        var served: [(UnsafeContinuation<([PostgresConnection], Int), any Error>, ([PostgresConnection], Int))] = []
+    private func serveWaitersLocked() -> [(UnsafeContinuation<Reservation, any Error>, Reservation)] {
+        var served: [(UnsafeContinuation<Reservation, any Error>, Reservation)] = []
         while let first = waiters.first, let reserved = takeLocked(first.needed) {
             waiters.removeFirst()
             waiting -= 1

@@ -53,10 +53,11 @@ public enum CeilingScripts {
             render("comments", seed: seed, [(anonymous, true, [
                 CommentQueries.thread(of: post, after: .bottom, limit: limit), CommentQueries.postExists(post),
             ])]),
-            // The profile's two reads: the service runs them at once on two connections.
+            // The profile's two reads, in the order the service sends them (it runs them at once
+            // on two connections).
             render("profile", seed: seed, [
-                (anonymous, true, ["select \(unescaped: Profile.columns) from users u where u.username = \(username)"]),
                 (anonymous, true, [TimelineSource.author(username: username).query(below: .top, above: .bottom, limit: limit)]),
+                (anonymous, true, ["select \(unescaped: Profile.columns) from users u where u.username = \(username)"]),
             ]),
             render("search", seed: seed, [(anonymous, true, [
                 SearchQueries.posts(matching: try SearchTerm(search), order: .recent, page: try OffsetPage(search)),

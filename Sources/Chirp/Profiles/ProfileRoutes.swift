@@ -16,11 +16,14 @@ struct ProfileRoutes: Sendable {
         let username = try request.usernameParameter()
         let source = TimelineSource.author(username: username)
         let page = try TimelineRequest(firstPageOf: request)
-        let (profileResults, postResults) = try await database {
+        // The slower read, the page of posts, is sent first: sending wakes a database backend,
+        // which may take the loop's core for a moment, and the quick profile read sent second
+        // still finishes before the page does.
+        let (postResults, profileResults) = try await database {
             try await services.pool.executeConcurrently(
                 as: services.identity(for: viewer),
-                ["select \(unescaped: Profile.columns) from users u where u.username = \(username)"],
-                [source.query(below: .top, above: .bottom, limit: page.limit + 1)])
+                [source.query(below: .top, above: .bottom, limit: page.limit + 1)],
+                ["select \(unescaped: Profile.columns) from users u where u.username = \(username)"])
         }
         guard let row = profileResults[0].first else { throw HTTPError.notFound(detail: "no such user") }
         let profile = try Profile(row: row)
