@@ -19,13 +19,7 @@ extension PostgresPool {
         do {
             while leased.count < count {
                 let (reused, toOpen) = try await reserve(count - leased.count, on: loop)
-                for connection in reused {
-                    if connection.isHealthy {
-                        leased.append(connection)
-                    } else {
-                        discard(connection)  // closed by the server while idle: replace it
-                    }
-                }
+                leased += healthy(reused)
                 for opened in 0..<toOpen {
                     do {
                         leased.append(try await BlockingWork.run { try self.openConnection() })
@@ -87,8 +81,9 @@ extension PostgresPool {
         }
     }
 
-    /// `executeConcurrently(as:_:_:)`, waiting on the event loop: both pipelines are sent
-    /// before either is awaited, so the server runs them at once.
+    /// Runs two read-only transactions at once on two connections (both pipelines are sent
+    /// before either is awaited, so the server runs them side by side) and returns both
+    /// statements' results: the answer takes as long as the slower one.
     public func executeConcurrently(
         as identity: PostgresIdentity,
         _ first: [PostgresQuery], _ second: [PostgresQuery]

@@ -96,13 +96,7 @@ public final class PostgresPool: @unchecked Sendable {
         do {
             while leased.count < count {
                 let (reused, toOpen) = try reserve(count - leased.count, deadline: deadline)
-                for connection in reused {
-                    if connection.isHealthy {
-                        leased.append(connection)
-                    } else {
-                        discard(connection)  // closed by the server while idle: replace it
-                    }
-                }
+                leased += healthy(reused)
                 for opened in 0..<toOpen {
                     do {
                         leased.append(try openConnection())
@@ -198,6 +192,16 @@ public final class PostgresPool: @unchecked Sendable {
             served.append((first.continuation, reserved))
         }
         return served
+    }
+
+    /// The usable ones of `reused`; any the server closed while they sat idle are discarded,
+    /// and the lease reserves again in their place.
+    func healthy(_ reused: [PostgresConnection]) -> [PostgresConnection] {
+        reused.filter { connection in
+            if connection.isHealthy { return true }
+            discard(connection)
+            return false
+        }
     }
 
     /// Opens a connection for a slot already counted in `open`.
