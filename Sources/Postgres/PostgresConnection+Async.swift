@@ -7,6 +7,7 @@ import Glibc
 extension PostgresConnection {
     /// Runs statements in one round trip, like `pipeline(_:)`, waiting on `loop` instead of
     /// blocking a thread.
+    @discardableResult
     func pipeline(_ queries: [PostgresQuery], on loop: EventLoop) async throws -> [PostgresResult] {
         var pending = try await send(queries, on: loop)
         return try await collect(&pending, on: loop)
