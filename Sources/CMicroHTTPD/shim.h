@@ -18,15 +18,9 @@
 /* Everything the daemon is started with; zero means "leave libmicrohttpd's default". */
 struct chirp_mhd_settings {
     unsigned int flags;
-    uint16_t port;
-    const struct sockaddr *bind_address;
     unsigned int connection_limit;
-    unsigned int per_ip_connection_limit;
     unsigned int connection_timeout;
     size_t connection_memory_limit;
-    unsigned int thread_pool_size;
-    size_t thread_stack_size;
-    unsigned int listen_backlog;
     int strict_for_client;
 };
 
@@ -47,23 +41,17 @@ chirp_mhd_start(const struct chirp_mhd_settings *s,
                                 ops[n].ptr_value = (void *)(p); n++; } while (0)
     /* First, so that start-up messages already go to the logger. */
     if (logger) CHIRP_OPT(MHD_OPTION_EXTERNAL_LOGGER, logger, logger_cls);
-    if (s->bind_address) CHIRP_OPT(MHD_OPTION_SOCK_ADDR, 0, s->bind_address);
     if (s->connection_limit) CHIRP_OPT(MHD_OPTION_CONNECTION_LIMIT, s->connection_limit, NULL);
-    if (s->per_ip_connection_limit)
-        CHIRP_OPT(MHD_OPTION_PER_IP_CONNECTION_LIMIT, s->per_ip_connection_limit, NULL);
     if (s->connection_timeout) CHIRP_OPT(MHD_OPTION_CONNECTION_TIMEOUT, s->connection_timeout, NULL);
     if (s->connection_memory_limit)
         CHIRP_OPT(MHD_OPTION_CONNECTION_MEMORY_LIMIT, s->connection_memory_limit, NULL);
-    if (s->thread_pool_size > 1) CHIRP_OPT(MHD_OPTION_THREAD_POOL_SIZE, s->thread_pool_size, NULL);
-    if (s->thread_stack_size) CHIRP_OPT(MHD_OPTION_THREAD_STACK_SIZE, s->thread_stack_size, NULL);
-    if (s->listen_backlog) CHIRP_OPT(MHD_OPTION_LISTEN_BACKLOG_SIZE, s->listen_backlog, NULL);
     if (s->strict_for_client) CHIRP_OPT(MHD_OPTION_STRICT_FOR_CLIENT, s->strict_for_client, NULL);
     CHIRP_OPT(MHD_OPTION_NOTIFY_COMPLETED, completed, completed_cls);
     CHIRP_OPT(MHD_OPTION_NOTIFY_CONNECTION, notify, notify_cls);
     CHIRP_OPT(MHD_OPTION_URI_LOG_CALLBACK, uri_log, uri_log_cls);
     CHIRP_OPT(MHD_OPTION_END, 0, NULL);
 #undef CHIRP_OPT
-    return MHD_start_daemon(s->flags, s->port, NULL, NULL, access, access_cls,
+    return MHD_start_daemon(s->flags, 0, NULL, NULL, access, access_cls,
                             MHD_OPTION_ARRAY, ops, MHD_OPTION_END);
 }
 
@@ -72,13 +60,6 @@ static inline int chirp_mhd_epoll_fd(struct MHD_Daemon *daemon)
 {
     const union MHD_DaemonInfo *info = MHD_get_daemon_info(daemon, MHD_DAEMON_INFO_EPOLL_FD);
     return info ? info->epoll_fd : -1;
-}
-
-/* The port the daemon is bound to (useful when started on port 0), or 0 if unknown. */
-static inline uint16_t chirp_mhd_bind_port(struct MHD_Daemon *daemon)
-{
-    const union MHD_DaemonInfo *info = MHD_get_daemon_info(daemon, MHD_DAEMON_INFO_BIND_PORT);
-    return info ? info->port : 0;
 }
 
 /* The connection's socket, or -1. */

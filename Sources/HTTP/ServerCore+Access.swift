@@ -111,7 +111,8 @@ extension ServerCore {
             method: HTTPMethod(rawValue: method) ?? .GET,
             path: "/",
             headers: headers,
-            remoteAddress: Self.clientAddress(connection),
+            // Read once, when the connection opened.
+            remoteAddress: MHDCallbacks.state(connection)?.address ?? Self.clientAddress(connection),
             requestID: RequestID.resolve(headers))
 
         let declaredLength = headers["Content-Length"]

@@ -33,6 +33,19 @@ import Testing
         #expect(try app.database.scalar("select count(*) from explore_snapshots", as: Int.self) == 2)
     }
 
+    @Test func aPeriodicJobThatNeverStartedIsReleasedWithoutRunning() async throws {
+        // Dispatch traps when a suspended timer is released: a service whose server fails to
+        // bind releases its jobs without ever starting them.
+        let runs = Atomic<Int>(0)
+        do {
+            _ = PeriodicJob(name: "idle", interval: .milliseconds(10), logger: Logger(label: "test")) {
+                runs.add(1, ordering: .relaxed)
+            }
+        }
+        try await Task.sleep(for: .milliseconds(100))
+        #expect(runs.load(ordering: .relaxed) == 0)
+    }
+
     @Test func aPeriodicJobKeepsRunningAfterAFailedRunAndLogsIt() async throws {
         let runs = Atomic<Int>(0)
         let logged = Mutex<[String]>([])
