@@ -3,30 +3,84 @@
 /// needed on the hot path. Control characters, quotes and backslashes are escaped; U+2028
 /// and U+2029 pass through, as JSON allows.
 public enum JSONText {
-    /// Appends `value` as a quoted JSON string, copying runs that need no escaping in one go.
+    /// Appends `value` as a quoted JSON string.
     public static func appendString(_ value: String, to out: inout [UInt8]) {
-        out.append(UInt8(ascii: "\""))
         var text = value
         text.withUTF8 { utf8 in
-            var runStart = 0
-            for index in 0..<utf8.count {
-                let byte = utf8[index]
-                guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") else { continue }
-                out.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<index]))
-                runStart = index + 1
-                switch byte {
-                case UInt8(ascii: "\""): out.append(contentsOf: [92, 34])
-                case UInt8(ascii: "\\"): out.append(contentsOf: [92, 92])
-                case UInt8(ascii: "\n"): out.append(contentsOf: [92, 110])
-                case UInt8(ascii: "\r"): out.append(contentsOf: [92, 114])
-                case UInt8(ascii: "\t"): out.append(contentsOf: [92, 116])
-                default: out.append(contentsOf: [92, 117, 48, 48, hexDigits[Int(byte >> 4)], hexDigits[Int(byte & 0xf)]])
-                }
+            withUnsafeTemporaryAllocation(of: UInt8.self, capacity: maximumQuotedLength(utf8.count)) { scratch in
+                guard let base = scratch.baseAddress else { return }
+                out.append(contentsOf: UnsafeBufferPointer(start: base, count: writeQuoted(utf8, into: base)))
             }
-            out.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<utf8.count]))
         }
-        out.append(UInt8(ascii: "\""))
     }
 
-    private static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
+    /// The most bytes `writeQuoted` writes for `count` bytes of text: quotes, and six bytes
+    /// (`\u001f`) for each byte at worst.
+    public static func maximumQuotedLength(_ count: Int) -> Int { 6 * count + 2 }
+
+    /// Writes `utf8` as a quoted JSON string at `out`, which has room for
+    /// `maximumQuotedLength(utf8.count)` bytes, and returns how many it wrote. Runs that need
+    /// no escaping are copied in one go.
+    public static func writeQuoted(_ utf8: UnsafeBufferPointer<UInt8>, into out: UnsafeMutablePointer<UInt8>) -> Int {
+        var written = 0
+        func put(_ byte: UInt8) {
+            out[written] = byte
+            written += 1
+        }
+        func copy(_ from: Int, _ to: Int) {
+            guard to > from, let base = utf8.baseAddress else { return }
+            (out + written).update(from: base + from, count: to - from)
+            written += to - from
+        }
+        put(UInt8(ascii: "\""))
+        var runStart = 0
+        var index = 0
+        while index < utf8.count {
+            // Eight bytes at a time while none of them needs escaping: most text has nothing
+            // to escape, and a post's body is scanned on every read of it.
+            if let base = utf8.baseAddress {
+                while index + 8 <= utf8.count,
+                      !needsEscape(UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self)) {
+                    index += 8
+                }
+            }
+            guard index < utf8.count else { break }
+            let byte = utf8[index]
+            index += 1
+            guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") else { continue }
+            copy(runStart, index - 1)
+            runStart = index
+            put(UInt8(ascii: "\\"))
+            switch byte {
+            case UInt8(ascii: "\""), UInt8(ascii: "\\"): put(byte)
+            case UInt8(ascii: "\n"): put(UInt8(ascii: "n"))
+            case UInt8(ascii: "\r"): put(UInt8(ascii: "r"))
+            case UInt8(ascii: "\t"): put(UInt8(ascii: "t"))
+            default:
+                put(UInt8(ascii: "u")); put(UInt8(ascii: "0")); put(UInt8(ascii: "0"))
+                put(hexDigit(byte >> 4)); put(hexDigit(byte & 0xf))
+            }
+        }
+        copy(runStart, utf8.count)
+        put(UInt8(ascii: "\""))
+        return written
+    }
+
+    /// Whether any of eight bytes is a control character, a quote or a backslash: the classic
+    /// "has a byte below n" test, `(v - n·0x01…) & ~v & 0x80…`, with n = 0x20 on the bytes
+    /// and n = 1 on the bytes XORed with `"` and with `\` (which zeroes the byte sought).
+    /// Bytes of 0x80 and above never match, so UTF-8 sequences pass.
+    @inline(__always)
+    static func needsEscape(_ word: UInt64) -> Bool {
+        let ones: UInt64 = 0x0101_0101_0101_0101, highs: UInt64 = 0x8080_8080_8080_8080
+        let control = (word &- ones &* 0x20) & ~word & highs
+        let quote = word ^ (ones &* UInt64(UInt8(ascii: "\""))), backslash = word ^ (ones &* UInt64(UInt8(ascii: "\\")))
+        return (control | ((quote &- ones) & ~quote & highs) | ((backslash &- ones) & ~backslash & highs)) != 0
+    }
+
+    /// A nibble as a lowercase hex digit.
+    @inline(__always)
+    public static func hexDigit(_ nibble: UInt8) -> UInt8 {
+        nibble < 10 ? nibble &+ 48 : nibble &+ 87
+    }
 }

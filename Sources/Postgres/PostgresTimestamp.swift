@@ -23,56 +23,60 @@ public struct PostgresTimestamp: Hashable, Comparable, Sendable, PostgresEncodab
     }
 
     /// ISO 8601 with microseconds and an explicit UTC offset, which the server parses exactly.
-    public var postgresText: String {
-        var text: [UInt8] = []
-        appendText(fraction: true, to: &text)
-        return String(decoding: text, as: UTF8.self)
-    }
+    public var postgresText: String { text(fraction: true) }
 
     /// Seconds precision, `2026-11-30T10:53:13Z`: the form the API shows clients.
-    public var iso8601Seconds: String {
-        var text: [UInt8] = []
-        appendISO8601Seconds(to: &text)
-        return String(decoding: text, as: UTF8.self)
+    public var iso8601Seconds: String { text(fraction: false) }
+
+    /// The most bytes `writeISO8601Seconds(into:)` writes: years past 9999 take more digits.
+    @inlinable public static var maximumTextLength: Int { 48 }
+
+    /// Writes `iso8601Seconds` at `text`, which has room for `maximumTextLength` bytes, and
+    /// returns how many bytes it wrote: for writers that build bytes rather than strings.
+    public func writeISO8601Seconds(into text: UnsafeMutablePointer<UInt8>) -> Int {
+        writeText(fraction: false, into: text)
     }
 
-    /// Appends `iso8601Seconds` to a buffer, for writers that build bytes rather than strings.
-    public func appendISO8601Seconds(to text: inout [UInt8]) {
-        appendText(fraction: false, to: &text)
+    private func text(fraction: Bool) -> String {
+        String(unsafeUninitializedCapacity: Self.maximumTextLength) { buffer in
+            guard let base = buffer.baseAddress else { return 0 }
+            return writeText(fraction: fraction, into: base)
+        }
     }
 
     /// Written digit by digit: `String(format:)` goes through Foundation's formatter, which
     /// costs more than decoding the whole row.
-    private func appendText(fraction: Bool, to text: inout [UInt8]) {
+    private func writeText(fraction: Bool, into text: UnsafeMutablePointer<UInt8>) -> Int {
         let (days, micros) = microsecondsSinceEpoch.floorDivided(by: 86_400_000_000)
         let (year, month, day) = civilDate(fromDaysSinceEpoch: days)
         let seconds = micros / 1_000_000
-        text.reserveCapacity(text.count + 27)
-        func digits(_ value: Int64, _ width: Int) {
-            var divisor: Int64 = 1
-            for _ in 1..<width { divisor *= 10 }
-            var rest = value
-            if rest >= divisor * 10 || rest < 0 {  // wider than the field: write every digit
-                text.append(contentsOf: String(rest).utf8)
-                return
-            }
-            while divisor > 0 {
-                text.append(UInt8(truncatingIfNeeded: 48 + rest / divisor))
-                rest %= divisor
-                divisor /= 10
-            }
+        var written = 0
+        func put(_ byte: UInt8) {
+            text[written] = byte
+            written += 1
         }
-        digits(year, 4); text.append(UInt8(ascii: "-"))
-        digits(month, 2); text.append(UInt8(ascii: "-"))
-        digits(day, 2); text.append(UInt8(ascii: "T"))
-        digits(seconds / 3600, 2); text.append(UInt8(ascii: ":"))
-        digits(seconds / 60 % 60, 2); text.append(UInt8(ascii: ":"))
-        digits(seconds % 60, 2)
+        func two(_ value: Int64) {  // 0...99
+            put(UInt8(truncatingIfNeeded: 48 + value / 10))
+            put(UInt8(truncatingIfNeeded: 48 + value % 10))
+        }
+        if (0...9999).contains(year) {
+            two(year / 100)
+            two(year % 100)
+        } else {  // wider than the field: every digit, and the sign
+            for byte in String(year).utf8 { put(byte) }
+        }
+        put(UInt8(ascii: "-")); two(month)
+        put(UInt8(ascii: "-")); two(day)
+        put(UInt8(ascii: "T")); two(seconds / 3600)
+        put(UInt8(ascii: ":")); two(seconds / 60 % 60)
+        put(UInt8(ascii: ":")); two(seconds % 60)
         if fraction {
-            text.append(UInt8(ascii: "."))
-            digits(micros % 1_000_000, 6)
+            put(UInt8(ascii: "."))
+            let fractional = micros % 1_000_000
+            two(fractional / 10_000); two(fractional / 100 % 100); two(fractional % 100)
         }
-        text.append(UInt8(ascii: "Z"))
+        put(UInt8(ascii: "Z"))
+        return written
     }
 
     /// Parses the server's ISO output, e.g. `2026-11-30 10:53:13.123456+00` or `…+05:30`.

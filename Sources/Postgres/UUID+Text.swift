@@ -3,40 +3,42 @@ import Foundation
 /// UUIDs to and from their lowercase text form without Foundation's formatter and scanner,
 /// which cost more than the rest of a row's decoding together.
 extension UUID {
-    private static let hexDigits = Array("0123456789abcdef".utf8)
-
     /// `6f9619ff-8b86-d011-b42d-00cf4fc964ff`: the form Postgres prints and the API shows.
     public var lowercasedString: String {
-        String(unsafeUninitializedCapacity: 36) { buffer in
-            writeLowercased(into: UnsafeMutableRawBufferPointer(buffer))
-            return 36
+        String(unsafeUninitializedCapacity: Self.textLength) { buffer in
+            guard let base = buffer.baseAddress else { return 0 }
+            return writeLowercased(into: base)
         }
     }
 
-    /// Appends `lowercasedString`'s 36 bytes to a buffer without making a `String`.
-    public func appendLowercased(to bytes: inout [UInt8]) {
-        withUnsafeTemporaryAllocation(byteCount: 36, alignment: 1) { text in
-            writeLowercased(into: text)
-            bytes.append(contentsOf: text)
+    /// The length of the canonical text form.
+    @inlinable public static var textLength: Int { 36 }
+
+    /// Writes `lowercasedString`'s 36 bytes at `text` without making a `String`; returns 36.
+    /// Unrolled: it runs for every id of every row a response shows.
+    @discardableResult
+    public func writeLowercased(into text: UnsafeMutablePointer<UInt8>) -> Int {
+        func hex(_ byte: UInt8, at position: Int) {
+            text[position] = Self.hexDigit(byte >> 4)
+            text[position + 1] = Self.hexDigit(byte & 0x0f)
         }
+        let bytes = uuid
+        hex(bytes.0, at: 0); hex(bytes.1, at: 2); hex(bytes.2, at: 4); hex(bytes.3, at: 6)
+        text[8] = UInt8(ascii: "-")
+        hex(bytes.4, at: 9); hex(bytes.5, at: 11)
+        text[13] = UInt8(ascii: "-")
+        hex(bytes.6, at: 14); hex(bytes.7, at: 16)
+        text[18] = UInt8(ascii: "-")
+        hex(bytes.8, at: 19); hex(bytes.9, at: 21)
+        text[23] = UInt8(ascii: "-")
+        hex(bytes.10, at: 24); hex(bytes.11, at: 26); hex(bytes.12, at: 28)
+        hex(bytes.13, at: 30); hex(bytes.14, at: 32); hex(bytes.15, at: 34)
+        return Self.textLength
     }
 
-    private func writeLowercased(into text: UnsafeMutableRawBufferPointer) {
-        withUnsafeBytes(of: uuid) { bytes in
-            Self.hexDigits.withUnsafeBufferPointer { hex in
-                var position = 0
-                for index in 0..<16 {
-                    if index == 4 || index == 6 || index == 8 || index == 10 {
-                        text[position] = UInt8(ascii: "-")
-                        position += 1
-                    }
-                    let byte = bytes[index]
-                    text[position] = hex[Int(byte >> 4)]
-                    text[position + 1] = hex[Int(byte & 0x0f)]
-                    position += 2
-                }
-            }
-        }
+    @inline(__always)
+    private static func hexDigit(_ nibble: UInt8) -> UInt8 {
+        nibble < 10 ? nibble &+ 48 : nibble &+ 87
     }
 
     /// Parses the canonical 36-character form, either case.
@@ -44,25 +46,16 @@ extension UUID {
         guard text.count == 36, text[8] == UInt8(ascii: "-"), text[13] == UInt8(ascii: "-"),
               text[18] == UInt8(ascii: "-"), text[23] == UInt8(ascii: "-")
         else { return nil }
-        var bytes = UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)).uuid
-        let parsed = Self.nibbles.withUnsafeBufferPointer { table in
-            withUnsafeMutableBytes(of: &bytes) { output -> Bool in
-                var invalid: UInt8 = 0
-                for index in 0..<16 {
-                    // Two hex digits per byte, skipping the dashes before bytes 4, 6, 8 and 10.
-                    var position = index * 2
-                    if index >= 4 { position += 1 }
-                    if index >= 6 { position += 1 }
-                    if index >= 8 { position += 1 }
-                    if index >= 10 { position += 1 }
-                    let high = table[Int(text[position])], low = table[Int(text[position + 1])]
-                    invalid |= high | low
-                    output[index] = high << 4 | low
-                }
-                return invalid & 0xf0 == 0
-            }
-        }
-        guard parsed else { return nil }
+        var invalid: UInt8 = 0
+        // Two hex digits per byte, skipping the dashes.
+        let bytes: uuid_t = (
+            Self.byte(text, 0, &invalid), Self.byte(text, 2, &invalid), Self.byte(text, 4, &invalid),
+            Self.byte(text, 6, &invalid), Self.byte(text, 9, &invalid), Self.byte(text, 11, &invalid),
+            Self.byte(text, 14, &invalid), Self.byte(text, 16, &invalid), Self.byte(text, 19, &invalid),
+            Self.byte(text, 21, &invalid), Self.byte(text, 24, &invalid), Self.byte(text, 26, &invalid),
+            Self.byte(text, 28, &invalid), Self.byte(text, 30, &invalid), Self.byte(text, 32, &invalid),
+            Self.byte(text, 34, &invalid))
+        guard invalid & 0xf0 == 0 else { return nil }
         self.init(uuid: bytes)
     }
 
@@ -73,13 +66,21 @@ extension UUID {
         self = id
     }
 
-    /// Each byte's value as a hex digit, or 0xff for bytes that are not one.
-    private static let nibbles: [UInt8] = (0..<256).map { byte in
-        switch UInt8(byte) {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): UInt8(byte) - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): UInt8(byte) - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): UInt8(byte) - UInt8(ascii: "A") + 10
-        default: 0xff
-        }
+    /// The byte spelled by the two hex digits at `position`; a digit that is not one sets
+    /// high bits in `invalid`.
+    @inline(__always)
+    private static func byte(_ text: UnsafeRawBufferPointer, _ position: Int, _ invalid: inout UInt8) -> UInt8 {
+        let high = nibble(text[position]), low = nibble(text[position + 1])
+        invalid |= high | low
+        return high << 4 | low
+    }
+
+    /// A hex digit's value, either case, or 0xff for a byte that is not one.
+    @inline(__always)
+    private static func nibble(_ byte: UInt8) -> UInt8 {
+        let digit = byte &- UInt8(ascii: "0")
+        if digit < 10 { return digit }
+        let letter = (byte | 0x20) &- UInt8(ascii: "a")  // folds A-F onto a-f
+        return letter < 6 ? letter &+ 10 : 0xff
     }
 }

@@ -3,17 +3,29 @@ import HTTP
 import Postgres
 
 /// Writes JSON straight into bytes, in a fixed key order, without an encoder's reflection:
-/// responses are built on every request, so this is on the hot path.
-struct JSONWriter {
-    private(set) var bytes: [UInt8] = []
+/// responses are built on every request, so this is on the hot path. The bytes go into a
+/// buffer of its own rather than an `Array`, whose every append checks uniqueness and
+/// capacity: each value reserves its worst case once and is written in place.
+/// Noncopyable: it owns the buffer, and frees it once.
+struct JSONWriter: ~Copyable {
+    private var buffer: UnsafeMutablePointer<UInt8>
+    private var count = 0
+    private var capacity: Int
     /// Open objects and arrays as a stack of bits, innermost lowest: whether each already has
     /// a member. Responses nest a few levels; 64 is far beyond any shape written here.
     private var hasMember: UInt64 = 0
     private var depth = 0
+    private var pendingValueAfterKey = false
 
-    init(capacity: Int = 256) {
-        bytes.reserveCapacity(capacity)
+    init(capacity: Int = 4096) {
+        self.capacity = max(capacity, 64)
+        buffer = .allocate(capacity: self.capacity)
     }
+
+    deinit { buffer.deallocate() }
+
+    /// What has been written so far.
+    var bytes: [UInt8] { Array(UnsafeBufferPointer(start: buffer, count: count)) }
 
     mutating func beginObject() {
         open(UInt8(ascii: "{"))
@@ -34,7 +46,7 @@ struct JSONWriter {
     private mutating func open(_ bracket: UInt8) {
         separate()
         precondition(depth < 64, "JSONWriter nests at most 64 levels")
-        bytes.append(bracket)
+        put(bracket)
         hasMember <<= 1
         depth += 1
     }
@@ -42,7 +54,7 @@ struct JSONWriter {
     private mutating func close(_ bracket: UInt8) {
         hasMember >>= 1
         depth -= 1
-        bytes.append(bracket)
+        put(bracket)
     }
 
     /// An array of values that write themselves.
@@ -55,24 +67,35 @@ struct JSONWriter {
     /// Writes a key; the next value call writes its value.
     mutating func key(_ name: StaticString) {
         separate()
-        bytes.append(UInt8(ascii: "\""))
-        name.withUTF8Buffer { bytes.append(contentsOf: $0) }
-        bytes.append(UInt8(ascii: "\""))
-        bytes.append(UInt8(ascii: ":"))
+        name.withUTF8Buffer { name in
+            guard let base = name.baseAddress else { return }
+            let out = reserve(name.count + 3)
+            out[0] = UInt8(ascii: "\"")
+            (out + 1).update(from: base, count: name.count)
+            out[name.count + 1] = UInt8(ascii: "\"")
+            out[name.count + 2] = UInt8(ascii: ":")
+            count += name.count + 3
+        }
         pendingValueAfterKey = true
     }
 
     mutating func string(_ value: String) {
         separate()
-        JSONText.appendString(value, to: &bytes)
+        var text = value
+        text.withUTF8 { utf8 in
+            let out = reserve(JSONText.maximumQuotedLength(utf8.count))
+            count += JSONText.writeQuoted(utf8, into: out)
+        }
     }
 
     /// A UUID in its lowercase canonical form, written without an intermediate `String`.
     mutating func uuid(_ value: UUID) {
         separate()
-        bytes.append(UInt8(ascii: "\""))
-        value.appendLowercased(to: &bytes)
-        bytes.append(UInt8(ascii: "\""))
+        let out = reserve(UUID.textLength + 2)
+        out[0] = UInt8(ascii: "\"")
+        value.writeLowercased(into: out + 1)
+        out[UUID.textLength + 1] = UInt8(ascii: "\"")
+        count += UUID.textLength + 2
     }
 
     mutating func optionalUUID(_ value: UUID?) {
@@ -82,28 +105,33 @@ struct JSONWriter {
     /// A timestamp as the API shows it, `2026-11-30T10:53:13Z`.
     mutating func timestamp(_ value: PostgresTimestamp) {
         separate()
-        bytes.append(UInt8(ascii: "\""))
-        value.appendISO8601Seconds(to: &bytes)
-        bytes.append(UInt8(ascii: "\""))
+        let out = reserve(PostgresTimestamp.maximumTextLength + 2)
+        out[0] = UInt8(ascii: "\"")
+        let length = value.writeISO8601Seconds(into: out + 1)
+        out[length + 1] = UInt8(ascii: "\"")
+        count += length + 2
     }
 
     mutating func int(_ value: Int) {
         separate()
-        guard value >= 0 else {
-            bytes.append(contentsOf: String(value).utf8)
-            return
-        }
-        // Digits into a small stack buffer, most significant first.
-        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { digits in
-            var rest = value
-            var start = 20
-            repeat {
-                start -= 1
-                digits[start] = UInt8(truncatingIfNeeded: 48 + rest % 10)
-                rest /= 10
-            } while rest > 0
-            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: digits[start..<20]))
-        }
+        // At most 20 characters: a sign and 19 digits.
+        let out = reserve(20)
+        var magnitude = value.magnitude
+        var digits = 0
+        repeat {
+            digits += 1
+            magnitude /= 10
+        } while magnitude > 0
+        var position = digits + (value < 0 ? 1 : 0)
+        let length = position
+        if value < 0 { out[0] = UInt8(ascii: "-") }
+        magnitude = value.magnitude
+        repeat {
+            position -= 1
+            out[position] = UInt8(truncatingIfNeeded: 48 + magnitude % 10)
+            magnitude /= 10
+        } while magnitude > 0
+        count += length
     }
 
     mutating func bool(_ value: Bool) {
@@ -117,7 +145,11 @@ struct JSONWriter {
     }
 
     private mutating func literal(_ text: StaticString) {
-        text.withUTF8Buffer { bytes.append(contentsOf: $0) }
+        text.withUTF8Buffer { text in
+            guard let base = text.baseAddress else { return }
+            reserve(text.count).update(from: base, count: text.count)
+            count += text.count
+        }
     }
 
     mutating func optionalString(_ value: String?) {
@@ -127,10 +159,12 @@ struct JSONWriter {
     /// Splices an already-encoded JSON value.
     mutating func raw(_ json: [UInt8]) {
         separate()
-        bytes.append(contentsOf: json)
+        json.withUnsafeBufferPointer { source in
+            guard let base = source.baseAddress else { return }
+            reserve(source.count).update(from: base, count: source.count)
+            count += source.count
+        }
     }
-
-    private var pendingValueAfterKey = false
 
     /// Commas between members; a value right after its key needs none.
     private mutating func separate() {
@@ -139,8 +173,29 @@ struct JSONWriter {
             return
         }
         guard depth > 0 else { return }
-        if hasMember & 1 == 1 { bytes.append(UInt8(ascii: ",")) }
+        if hasMember & 1 == 1 { put(UInt8(ascii: ",")) }
         hasMember |= 1
+    }
+
+    private mutating func put(_ byte: UInt8) {
+        reserve(1).pointee = byte
+        count += 1
+    }
+
+    /// Room for `length` more bytes, at the end of what is written; the caller writes there
+    /// and then advances `count` by what it wrote.
+    private mutating func reserve(_ length: Int) -> UnsafeMutablePointer<UInt8> {
+        if count + length > capacity { grow(toHold: count + length) }
+        return buffer + count
+    }
+
+    private mutating func grow(toHold needed: Int) {
+        let larger = max(capacity * 2, needed)
+        let moved = UnsafeMutablePointer<UInt8>.allocate(capacity: larger)
+        moved.moveInitialize(from: buffer, count: count)
+        buffer.deallocate()
+        buffer = moved
+        capacity = larger
     }
 }
 
