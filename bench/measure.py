@@ -23,6 +23,42 @@ def psql(url, sql):
 def lua_list(values):
     return "{" + ",".join('"%s"' % v for v in values) + "}"
 
+PROGRAMS = ("chirp", "postgres", "wrk", "pgbench")
+
+def cpu_ticks():
+    """CPU time (clock ticks) used so far by each program that shares the machine."""
+    ticks = dict.fromkeys(PROGRAMS, 0)
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            with open("/proc/%s/stat" % pid) as handle:
+                stat = handle.read()
+        except OSError:
+            continue
+        name = stat[stat.index("(") + 1:stat.rindex(")")]
+        if name in ticks:
+            fields = stat[stat.rindex(")") + 2:].split()
+            ticks[name] += int(fields[11]) + int(fields[12])
+    return ticks
+
+def run_sampled(command, duration):
+    """Runs a load generator, and samples every program's CPU time between its first and its
+    last second (pgbench's backends exit with it, so their time must be read while they run).
+    Returns the output and each program's CPU seconds per second of that window."""
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    window = max(duration - 2, 1)
+    time.sleep(1)
+    before, started = cpu_ticks(), time.monotonic()
+    time.sleep(window)
+    after, elapsed = cpu_ticks(), time.monotonic() - started
+    stdout, stderr = process.communicate()
+    tick = os.sysconf("SC_CLK_TCK")
+    load = {name: (after[name] - before[name]) / tick / elapsed for name in PROGRAMS}
+    return process.returncode, stdout, stderr, load
+
+def per_operation(load, rate):
+    """CPU microseconds per request or transaction, by program."""
+    return {name: round(share * 1e6 / rate, 1) for name, share in load.items() if share > 0} if rate > 0 else {}
+
 def wrk(args, name, method, path, tokens, posts, authors, connections, duration, body=None, auth=False, alternate=None):
     """Returns requests/s, p50 and p99 in ms, and errors (socket errors and non-2xx)."""
     script = """
@@ -46,9 +82,12 @@ end
        '"%s"' % alternate if alternate else "nil")
     with tempfile.NamedTemporaryFile("w", suffix=".lua", delete=False) as handle:
         handle.write(script)
-    output = subprocess.run(["wrk", "-t%d" % min(2, connections), "-c%d" % connections, "-d%ds" % int(round(duration)), "--latency", "-s", handle.name, args.service],
-                            check=True, capture_output=True, text=True).stdout
+    seconds = int(round(duration))
+    code, output, errors_text, load = run_sampled(
+        ["wrk", "-t%d" % min(2, connections), "-c%d" % connections, "-d%ds" % seconds, "--latency", "-s", handle.name, args.service], seconds)
     os.unlink(handle.name)
+    if code != 0:
+        raise SystemExit("wrk failed for %s: %s" % (name, errors_text))
     def latency(percent):
         match = re.search(r"^\s+%s%%\s+([\d.]+)(us|ms|s)" % percent, output, re.M)
         value, unit = float(match.group(1)), match.group(2)
@@ -57,7 +96,7 @@ end
     errors = sum(int(x) for x in re.findall(r"(?:connect|read|write|timeout) (\d+)", output))
     non2xx = re.search(r"Non-2xx or 3xx responses: (\d+)", output)
     errors += int(non2xx.group(1)) if non2xx else 0
-    return {"rps": rps, "p50": latency(50), "p99": latency(99), "errors": errors}
+    return {"rps": rps, "p50": latency(50), "p99": latency(99), "errors": errors, "cpu_us": per_operation(load, rps)}
 
 def pgbench(args, scripts, script_dir, connections, duration, posts=POSTS):
     """Transactions per second of the same statements, at the same concurrency."""
@@ -69,12 +108,12 @@ def pgbench(args, scripts, script_dir, connections, duration, posts=POSTS):
             lines = [line for line in handle.read().split("\n") if line]
         command += lines
     command.append(args.database)
-    output = subprocess.run(command, capture_output=True, text=True)
-    if output.returncode != 0:
-        raise SystemExit("pgbench failed for %s: %s" % (scripts, output.stderr))
-    tps = float(re.search(r"tps = ([\d.]+)", output.stdout).group(1))
-    latency = float(re.search(r"latency average = ([\d.]+) ms", output.stdout).group(1))
-    return {"tps": tps, "latency_ms": latency}
+    code, stdout, stderr, load = run_sampled(command, int(round(duration)))
+    if code != 0:
+        raise SystemExit("pgbench failed for %s: %s" % (scripts, stderr))
+    tps = float(re.search(r"tps = ([\d.]+)", stdout).group(1))
+    latency = float(re.search(r"latency average = ([\d.]+) ms", stdout).group(1))
+    return {"tps": tps, "latency_ms": latency, "cpu_us": per_operation(load, tps)}
 
 def rss_mib(pid):
     with open("/proc/%d/status" % pid) as handle:
@@ -139,8 +178,12 @@ def main():
                        "p99": max(h["p99"] for h, _ in rounds),
                        "errors": sum(h["errors"] for h, _ in rounds)}
         ceiling = {"tps": sum(p["tps"] for _, p in rounds) / len(rounds)}
+        def mean_cpu(runs):
+            return {program: round(sum(run["cpu_us"].get(program, 0) for run in runs) / len(runs), 1) for program in PROGRAMS
+                    if any(program in run["cpu_us"] for run in runs)}
         results[name] = dict(http_result, kind=kind, ceiling_tps=ceiling["tps"],
-                             ratio=round(http_result["rps"] / ceiling["tps"], 3))
+                             ratio=round(http_result["rps"] / ceiling["tps"], 3),
+                             cpu_us=mean_cpu([h for h, _ in rounds]), ceiling_cpu_us=mean_cpu([p for _, p in rounds]))
         print("   %.0f req/s, p50 %.2f ms, p99 %.2f ms, errors %d; ceiling %.0f tps; ratio %.2f" % (
             http_result["rps"], http_result["p50"], http_result["p99"], http_result["errors"], ceiling["tps"], results[name]["ratio"]),
             file=sys.stderr)
@@ -199,11 +242,18 @@ def write_report(args, results):
             target = 0.75 if value["kind"] == "read" else 0.6
             rows.append("| %s | %s | %.0f | %.2f | %.2f | %d | %.0f | **%.2f** | %.2f |" % (
                 name, value["kind"], value["rps"], value["p50"], value["p99"], value["errors"], value["ceiling_tps"], value["ratio"], target))
+    cpu_rows = []
+    for name, value in sorted(results.items(), key=lambda item: order.index(item[0]) if item[0] in order else len(order)):
+        if isinstance(value, dict) and "cpu_us" in value and "ceiling_cpu_us" in value:
+            service, ceiling = value["cpu_us"], value["ceiling_cpu_us"]
+            cpu_rows.append("| %s | %.0f | %.0f | %.0f | %.0f | %.0f | %.0f | %.0f |" % (
+                name, service.get("chirp", 0), service.get("postgres", 0), service.get("wrk", 0), sum(service.values()),
+                ceiling.get("postgres", 0), ceiling.get("pgbench", 0), sum(ceiling.values())))
     profile = results["profile_concurrency"]
     template = open("bench/REPORT.md.in").read()
     report = template.format(
         date=results["date"], machine=results["machine"], size=args.size, connections=args.connections, duration=args.duration, rounds=args.rounds,
-        rows="\n".join(rows), depth_ratio=results["depth_p99_ratio"],
+        rows="\n".join(rows), cpu_rows="\n".join(cpu_rows), depth_ratio=results["depth_p99_ratio"],
         keyset_tps=results["keyset_deep_ceiling"]["tps"], offset_tps=results["offset_deep_ceiling"]["tps"],
         offset_ms=results["offset_deep_ceiling"]["latency_ms"], keyset_ms=results["keyset_deep_ceiling"]["latency_ms"],
         profile_p50=profile["profile_p50_ms"], posts_p50=profile["posts_read_p50_ms"], profile_ratio=profile["ratio_to_slower_read"],
