@@ -80,7 +80,7 @@ public enum JSONText {
 
     /// A nibble as a lowercase hex digit.
     @inline(__always)
-    public static func hexDigit(_ nibble: UInt8) -> UInt8 {
+    private static func hexDigit(_ nibble: UInt8) -> UInt8 {
         nibble < 10 ? nibble &+ 48 : nibble &+ 87
     }
 }

@@ -50,14 +50,10 @@ public struct PostgresBytes: PostgresEncodable, Hashable {
         var text = "\\x"
         text.reserveCapacity(2 + bytes.count * 2)
         for byte in bytes {
-            text.append(hexDigit(byte >> 4))
-            text.append(hexDigit(byte & 0x0f))
+            text.unicodeScalars.append(Unicode.Scalar(lowercaseHexDigit(byte >> 4)))
+            text.unicodeScalars.append(Unicode.Scalar(lowercaseHexDigit(byte & 0x0f)))
         }
         return text
-    }
-
-    private func hexDigit(_ nibble: UInt8) -> Character {
-        Character(Unicode.Scalar(nibble < 10 ? 48 + nibble : 87 + nibble))
     }
 }
 

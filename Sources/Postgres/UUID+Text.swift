@@ -19,8 +19,8 @@ extension UUID {
     @discardableResult
     public func writeLowercased(into text: UnsafeMutablePointer<UInt8>) -> Int {
         func hex(_ byte: UInt8, at position: Int) {
-            text[position] = Self.hexDigit(byte >> 4)
-            text[position + 1] = Self.hexDigit(byte & 0x0f)
+            text[position] = lowercaseHexDigit(byte >> 4)
+            text[position + 1] = lowercaseHexDigit(byte & 0x0f)
         }
         let bytes = uuid
         hex(bytes.0, at: 0); hex(bytes.1, at: 2); hex(bytes.2, at: 4); hex(bytes.3, at: 6)
@@ -34,11 +34,6 @@ extension UUID {
         hex(bytes.10, at: 24); hex(bytes.11, at: 26); hex(bytes.12, at: 28)
         hex(bytes.13, at: 30); hex(bytes.14, at: 32); hex(bytes.15, at: 34)
         return Self.textLength
-    }
-
-    @inline(__always)
-    private static func hexDigit(_ nibble: UInt8) -> UInt8 {
-        nibble < 10 ? nibble &+ 48 : nibble &+ 87
     }
 
     /// Parses the canonical 36-character form, either case.
@@ -83,4 +78,10 @@ extension UUID {
         let letter = (byte | 0x20) &- UInt8(ascii: "a")  // folds A-F onto a-f
         return letter < 6 ? letter &+ 10 : 0xff
     }
+}
+
+/// A nibble as a lowercase hex digit, for the text forms this module writes.
+@inline(__always)
+func lowercaseHexDigit(_ nibble: UInt8) -> UInt8 {
+    nibble < 10 ? nibble &+ 48 : nibble &+ 87
 }
