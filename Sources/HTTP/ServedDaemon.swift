@@ -27,6 +27,9 @@ final class ServedDaemon: @unchecked Sendable {
     /// The monotonic time at which a run is already scheduled, if one is.
     private var scheduled: ContinuousClock.Instant?
     private var runQueued = false
+    /// Connections suspended while their handler runs, by address. `stop` resumes them first:
+    /// libmicrohttpd aborts the process if it is stopped with a connection still suspended.
+    private var suspended: Set<UInt> = []
 
     private init(core: ServerCore, loop: EventLoop) {
         self.core = core
@@ -128,20 +131,41 @@ final class ServedDaemon: @unchecked Sendable {
         }
     }
 
-    /// Closes every connection and the daemon. A handler finishing later finds no connection.
+    /// Suspends a connection whose handler is about to run; returns what `resume` takes. On the
+    /// loop, inside the access handler.
+    func suspend(_ connection: OpaquePointer) -> UInt {
+        MHD_suspend_connection(connection)
+        let address = UInt(bitPattern: connection)
+        suspended.insert(address)
+        return address
+    }
+
+    /// The handler has answered: the connection goes back to the daemon, unless `stop` already
+    /// closed it. On the loop.
+    func resume(_ address: UInt) {
+        guard suspended.remove(address) != nil, let connection = OpaquePointer(bitPattern: address) else { return }
+        MHD_resume_connection(connection)
+        runSoon()
+    }
+
+    /// Closes every connection and the daemon. Connections whose handler still runs are resumed
+    /// unanswered and closed with the rest; the handler's answer later finds no connection.
     func stop() {
         loop.executeAndWait { [self] in
             guard let daemon else { return }
             self.daemon = nil
             loop.unwatch(descriptor)
+            for address in suspended {
+                if let connection = OpaquePointer(bitPattern: address) { MHD_resume_connection(connection) }
+            }
+            suspended.removeAll()
+            // A resumed connection leaves the daemon's suspended list only when the daemon runs.
+            _ = MHD_run(daemon)
             MHD_stop_daemon(daemon)
         }
         context?.release()
         context = nil
     }
-
-    /// Whether the daemon still runs; a task about to resume a connection checks. On the loop.
-    var isRunning: Bool { daemon != nil }
 
     private static func startDaemon(_ configuration: HTTPServerConfiguration, context: UnsafeMutableRawPointer) -> OpaquePointer? {
         // No internal thread: the event loop calls MHD_run. No listening socket: the listener

@@ -87,15 +87,12 @@ extension ServerCore {
     /// resumes the connection when it has answered, and libmicrohttpd calls `access` again to
     /// queue the answer.
     private func start(_ request: HTTPRequest, context: RequestContext, connection: OpaquePointer, on served: ServedDaemon) {
-        MHD_suspend_connection(connection)
-        let address = UInt(bitPattern: connection)
+        let parked = served.suspend(connection)
         Task(executorPreference: served.loop) {
             let response = await self.run(request)
             // On the loop, between calls into libmicrohttpd, like every other use of it.
             context.response = response
-            guard served.isRunning, let connection = OpaquePointer(bitPattern: address) else { return }
-            MHD_resume_connection(connection)
-            served.runSoon()
+            served.resume(parked)
         }
     }
 

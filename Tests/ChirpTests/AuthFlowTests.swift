@@ -3,7 +3,7 @@ import Testing
 
 @Suite struct AuthFlowTests {
     let app: TestService
-    init() throws { app = try TestService() }
+    init() async throws { app = try await .started() }
 
     @Test func signUpLogInRefreshAndLogOut() async throws {
         let user = try await app.signUp("flow")

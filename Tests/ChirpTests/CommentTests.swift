@@ -3,7 +3,7 @@ import Testing
 
 @Suite struct CommentTests {
     let app: TestService
-    init() throws { app = try TestService() }
+    init() async throws { app = try await .started() }
 
     @Test func threadsReadOldestFirstWithRepliesAndExactCounts() async throws {
         let alice = try await app.signUp("alice")

@@ -10,7 +10,7 @@ import Testing
 /// ranking their own.
 @Suite struct ExploreRefresherTests {
     @Test func requestsReadTheRefreshersSnapshotInsteadOfRankingTheirOwn() async throws {
-        let app = try TestService()
+        let app = try await TestService.started()
         let author = try await app.signUp("ranked")
         _ = try await app.client.post("/v1/posts", json: ["body": "to be ranked"], token: author.accessToken)
         try app.database.adminConnection().query("delete from explore_snapshots")

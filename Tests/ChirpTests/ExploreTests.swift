@@ -4,7 +4,7 @@ import Testing
 
 @Suite struct ExploreTests {
     let app: TestService
-    init() throws { app = try TestService() }
+    init() async throws { app = try await .started() }
 
     /// 30 posts liked 0…29 times (by fixture users, as superuser).
     func seedRankedPosts() async throws -> TestUser {

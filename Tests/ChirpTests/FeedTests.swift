@@ -4,7 +4,7 @@ import Testing
 
 @Suite struct FeedTests {
     let app: TestService
-    init() throws { app = try TestService() }
+    init() async throws { app = try await .started() }
 
     /// Follows `nextCursor` to the end and returns every item id in order.
     func pageThrough(_ path: String, limit: Int, token: String? = nil) async throws -> [String] {

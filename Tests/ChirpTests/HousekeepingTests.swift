@@ -4,7 +4,7 @@ import Testing
 
 @Suite struct HousekeepingTests {
     @Test func expiredTokensOldKeysAndOldRateLimitWindowsAreRemovedAndLiveOnesKept() async throws {
-        let app = try TestService()
+        let app = try await TestService.started()
         let user = try await app.signUp("tidy")
         try app.database.adminConnection().pipeline([
             """

@@ -10,8 +10,8 @@ import Testing
     static let documentURL = TestDatabase.repository.appendingPathComponent("openapi.yaml")
 
     let app: TestService
-    init() throws {
-        app = try TestService { $0.openAPIPath = Self.documentURL.path }
+    init() async throws {
+        app = try await TestService.started { $0.openAPIPath = Self.documentURL.path }
     }
 
     @Test func everyRouteIsDocumentedAndEveryDocumentedOperationIsServed() throws {
@@ -58,8 +58,8 @@ import Testing
     let app: TestService
     let schemas: OpenAPISchemas
 
-    init() throws {
-        app = try TestService { $0.openAPIPath = OpenAPIContractTests.documentURL.path }
+    init() async throws {
+        app = try await TestService.started { $0.openAPIPath = OpenAPIContractTests.documentURL.path }
         schemas = try OpenAPISchemas(yaml: String(contentsOf: OpenAPIContractTests.documentURL, encoding: .utf8))
     }
 
@@ -225,7 +225,7 @@ import Testing
 
 @Suite struct OpenAPIMissingDocumentTests {
     @Test func aServiceWithoutItsDocumentStartsAndAnswers404() async throws {
-        let app = try TestService { $0.openAPIPath = "/nonexistent/openapi.yaml" }
+        let app = try await TestService.started { $0.openAPIPath = "/nonexistent/openapi.yaml" }
         let missing = try await app.client.get("/openapi.yaml")
         #expect(missing.status == 404)
         #expect(missing.header("Content-Type") == "application/problem+json")

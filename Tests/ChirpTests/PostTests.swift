@@ -3,7 +3,7 @@ import Testing
 
 @Suite struct PostTests {
     let app: TestService
-    init() throws { app = try TestService() }
+    init() async throws { app = try await .started() }
 
     @Test func createReadAndDeleteOwnPost() async throws {
         let user = try await app.signUp("poster")

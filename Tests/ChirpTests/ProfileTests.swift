@@ -4,7 +4,7 @@ import Testing
 
 @Suite struct ProfileTests {
     let app: TestService
-    init() throws { app = try TestService() }
+    init() async throws { app = try await .started() }
 
     @Test func aProfileCarriesCountsTheViewersFollowAndTheFirstPage() async throws {
         let star = try await app.signUp("star")

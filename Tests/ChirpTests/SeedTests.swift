@@ -63,7 +63,7 @@ import Testing
     }
 
     @Test func seededUsersCanSignInAndANonEmptyDatabaseIsLeftAlone() async throws {
-        let app = try TestService()
+        let app = try await TestService.started()
         #expect(try SeedGenerator(sizes: sizes).run(on: app.database.adminConnection(), hasher: hasher))
         let login = try await app.client.post("/v1/auth/login", json: ["username": "demo3", "password": SeedGenerator.password])
         #expect(login.status == 200)

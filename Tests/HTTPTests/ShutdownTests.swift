@@ -48,6 +48,27 @@ import Testing
         #expect(connection.waitForClose(timeout: .seconds(1)))
     }
 
+    /// A handler that outlives the deadline: shutdown still ends on time, closes the
+    /// connection without an answer, and the handler's late answer goes nowhere.
+    @Test func shutdownGivesUpAtTheDeadlineForRunningHandlers() throws {
+        let server = try TestServer()
+        let connection = try server.connect()
+        try connection.send("GET /sleep/1200 HTTP/1.1\r\nHost: t\r\n\r\n")
+        let waitStart = ContinuousClock.now
+        while server.handled.value == 0 && waitStart.duration(to: .now) < .seconds(2) { usleep(1000) }
+        #expect(server.handled.value == 1)
+
+        let started = ContinuousClock.now
+        server.server.shutdown(deadline: .now + .milliseconds(300))
+        let elapsed = started.duration(to: .now)
+        #expect(elapsed >= .milliseconds(250) && elapsed < .seconds(1))
+        #expect(connection.waitForClose(timeout: .seconds(1)))
+        #expect(server.server.requestsInFlight == 0)
+        // The handler finishes after the daemon is gone.
+        usleep(1_200_000)
+        #expect(throws: RawConnection.Failure.self) { try server.connect() }
+    }
+
     @Test func startTwiceIsAnError() throws {
         let server = try TestServer()
         defer { server.stop() }

@@ -67,4 +67,16 @@ import Testing
         #expect(response.status == 200)
         #expect(response.text == "slept 900")
     }
+
+    /// libmicrohttpd's idle timeout measures silence on the socket; a handler that takes longer
+    /// than it still gets its answer to the client.
+    @Test func slowHandlerIsNotCutByTheIdleTimeout() throws {
+        let server = try TestServer(configure: { $0.connectionTimeout = .seconds(1) })
+        defer { server.stop() }
+        let connection = try server.connect()
+        try connection.send("GET /sleep/2500 HTTP/1.1\r\nHost: t\r\n\r\n")
+        let response = try connection.readResponse(timeout: .seconds(10))
+        #expect(response.status == 200)
+        #expect(response.text == "slept 2500")
+    }
 }

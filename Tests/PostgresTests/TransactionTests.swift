@@ -135,14 +135,18 @@ import Testing
             configuration: try TestDatabase.adminConfiguration(), pool: .init(maxConnections: 2), eventLoop: loop)
         let identity = PostgresIdentity(role: "postgres")
         _ = try await pool.executeConcurrently(as: identity, ["select 1"], ["select 2"])  // warm both
-        let started = Date()
-        let (first, second) = try await pool.executeConcurrently(
-            as: identity,
-            ["select pg_sleep(1)", "select clock_timestamp()"],
-            ["select pg_sleep(1)", "select clock_timestamp()"])
-        let elapsed = Date().timeIntervalSince(started)
-        // One after the other they would take 2 s; the margin is for a loaded test machine.
-        #expect(elapsed < 1.7, "two 1 s reads took \(elapsed) s")
-        #expect(first.count == 2 && second.count == 2)
+        let read: [PostgresQuery] = [
+            "select extract(epoch from clock_timestamp())::float8",
+            "select pg_sleep(0.5)",
+            "select extract(epoch from clock_timestamp())::float8",
+        ]
+        let (first, second) = try await pool.executeConcurrently(as: identity, read, read)
+        #expect(first.count == 3 && second.count == 3)
+        // The server's clock, not the test's: each read was under way before the other ended.
+        let (firstStart, firstEnd) = (try first[0].rows[0].decode(Double.self, at: 0), try first[2].rows[0].decode(Double.self, at: 0))
+        let (secondStart, secondEnd) = (try second[0].rows[0].decode(Double.self, at: 0), try second[2].rows[0].decode(Double.self, at: 0))
+        #expect(firstEnd - firstStart >= 0.5 && secondEnd - secondStart >= 0.5)
+        #expect(secondStart < firstEnd && firstStart < secondEnd,
+                "first ran \(firstStart)...\(firstEnd), second \(secondStart)...\(secondEnd)")
     }
 }

@@ -15,6 +15,15 @@ final class TestService: @unchecked Sendable {  // immutable after init
         instance = try TestServiceInstance(on: database, configure: configure)
     }
 
+    /// Starts one on a thread of its own. Creating and migrating a database blocks for a while,
+    /// and Swift Testing's cooperative threads (two here) are where every test resumes after an
+    /// `await`: blocking them stalls the other tests mid-conversation with their servers.
+    static func started(configure: @escaping @Sendable (inout ChirpConfiguration) -> Void = { _ in }) async throws -> TestService {
+        try await withCheckedThrowingContinuation { continuation in
+            Thread { continuation.resume(with: Result { try TestService(configure: configure) }) }.start()
+        }
+    }
+
     /// Signs up a new user with a unique name and returns their session.
     func signUp(_ prefix: String = "user", password: String = "correct horse battery") async throws -> TestUser {
         let username = "\(prefix)_\(UUID().uuidString.prefix(8).lowercased())"
@@ -52,6 +61,13 @@ extension ChirpConfiguration {
     static func forTests(on database: TestDatabase) -> ChirpConfiguration {
         var http = HTTPServerConfiguration(host: "127.0.0.1", port: 0)
         http.perIPConnectionLimit = 0
+        // A kept-alive connection that the server times out just as the client reuses it ends
+        // that request with an empty reply: the race every HTTP/1.1 server has, which clients
+        // answer by retrying, but URLSession does not retry a POST. With a whole suite running
+        // on two cores a test can sit idle for 15 s, so the idle timers here stay above the
+        // client's own 30 s timeout. The timers themselves are tested in HTTPTests.
+        http.connectionTimeout = .seconds(120)
+        http.requestTimeout = .seconds(120)
         var configuration = ChirpConfiguration(
             database: database.service, pool: .init(maxConnections: 8, leaseTimeout: .seconds(5)),
             http: http, jwtSecret: TestSecret.bytes, logLevel: .error)
