@@ -38,6 +38,9 @@ public final class EventLoop: TaskExecutor, @unchecked Sendable {
 
     // Loop thread only.
     private var readiness: [Int32: (UInt32) -> Void] = [:]
+    /// Lines not written yet, and where they go (see `EventLoop+BatchedOutput`).
+    var pendingOutput: [UInt8] = []
+    var pendingDescriptor: Int32 = 2
     /// Sorted by deadline, soonest last.
     private var timers: [Timer] = []
     private let name: String
@@ -235,8 +238,19 @@ public final class EventLoop: TaskExecutor, @unchecked Sendable {
                 }
             }
             let timeout = queue.withLock { $0.isEmpty } ? waitMilliseconds() : 0
-            let count = events.withUnsafeMutableBufferPointer {
-                epoll_wait(epoll, $0.baseAddress, Int32($0.count), timeout)
+            func wait(_ milliseconds: Int32) -> Int32 {
+                events.withUnsafeMutableBufferPointer { epoll_wait(epoll, $0.baseAddress, Int32($0.count), milliseconds) }
+            }
+            var count: Int32
+            if timeout != 0 && !pendingOutput.isEmpty {
+                // Buffered log lines go out before the loop sleeps, not while sockets are ready.
+                count = wait(0)
+                if count == 0 {
+                    flushBatchedOutput()
+                    count = wait(timeout)
+                }
+            } else {
+                count = wait(timeout)
             }
             if count > 0 {
                 for event in events.prefix(Int(count)) {
@@ -251,6 +265,7 @@ public final class EventLoop: TaskExecutor, @unchecked Sendable {
             }
             fireTimers()
         }
+        defer { flushBatchedOutput() }
         // Work queued before the stop still runs, so nobody waits on it forever.
         for work in queue.withLock({ $0 }) {
             switch work {

@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import EventLoops
 
 /// Structured logging: one JSON object per line, written to standard error by default.
 /// Callers pass fields, never request bodies, tokens or `Authorization` values.
@@ -63,7 +64,14 @@ public struct Logger: Sendable {
             sink(String(decoding: line, as: UTF8.self))
         } else {
             line.append(UInt8(ascii: "\n"))
-            Self.writeToStandardError(line)
+            if let loop = EventLoop.current {
+                // Batched on the loop; an error goes out at once (after what is queued), so
+                // it is not lost if the process dies next.
+                loop.writeBatched(line)
+                if level >= .error { loop.flushBatchedOutput() }
+            } else {
+                Descriptor.writeAll(line, to: 2)
+            }
         }
     }
 
@@ -81,24 +89,6 @@ public struct Logger: Sendable {
 
     public func error(_ message: String, _ fields: KeyValuePairs<String, LogValue> = [:]) {
         log(.error, message, Array(fields))
-    }
-
-    /// Writes each line with a single `write(2)`, so lines from different threads do not mix.
-    static func writeToStandardError(_ bytes: [UInt8]) {
-        bytes.withUnsafeBytes { buffer in
-            guard let base = buffer.baseAddress else { return }
-            var offset = 0
-            while offset < buffer.count {
-                let written = write(2, base + offset, buffer.count - offset)
-                if written > 0 {
-                    offset += written
-                } else if written < 0 && errno == EINTR {
-                    continue
-                } else {
-                    return
-                }
-            }
-        }
     }
 
     /// UTC with milliseconds, for example `2026-11-30T10:53:13.042Z`.

@@ -13,7 +13,10 @@ public final class Router: Sendable {
     }
 
     struct Node: Sendable {
-        var literals: [String: Int] = [:]
+        /// Literal segments and their nodes. A list rather than a dictionary: a node has a
+        /// handful, and comparing a path's `Substring` in place needs no `String` made for a
+        /// lookup (an id segment is too long to be stored inline, so that would allocate).
+        var literals: [(segment: String, node: Int)] = []
         var parameter: Int?
         var routes: [HTTPMethod: Route] = [:]
         /// Methods in the order they were added, for a stable `Allow`.
@@ -72,12 +75,11 @@ public final class Router: Sendable {
                         current = table.nodes.count - 1
                     }
                 } else {
-                    let literal = String(segment)
-                    if let next = table.nodes[current].literals[literal] {
+                    if let next = table.nodes[current].literal(segment) {
                         current = next
                     } else {
                         table.nodes.append(Node())
-                        table.nodes[current].literals[literal] = table.nodes.count - 1
+                        table.nodes[current].literals.append((segment: String(segment), node: table.nodes.count - 1))
                         current = table.nodes.count - 1
                     }
                 }
@@ -152,7 +154,9 @@ public final class Router: Sendable {
 
     func match(method: HTTPMethod, path: String) -> Match {
         let nodes = frozen().nodes
-        let segments = path.split(separator: "/", omittingEmptySubsequences: true)
+        // Split on the bytes: `String.split` walks grapheme clusters, which costs more than the
+        // rest of the lookup, and in UTF-8 a `/` byte is never part of another character.
+        let segments = path.utf8.split(separator: UInt8(ascii: "/")).map { Substring($0) }
         var fallback: Int?
         guard let found = Self.search(nodes, segments, 0, 0, method, &fallback) else {
             guard let fallback else { return .notFound }
@@ -182,7 +186,7 @@ public final class Router: Sendable {
             if fallback == nil && !node.routes.isEmpty { fallback = index }
             return nil
         }
-        if let next = node.literals[String(segments[depth])],
+        if let next = node.literal(segments[depth]),
            let route = search(nodes, segments, depth + 1, next, method, &fallback) {
             return route
         }
@@ -190,5 +194,12 @@ public final class Router: Sendable {
             return search(nodes, segments, depth + 1, next, method, &fallback)
         }
         return nil
+    }
+}
+
+extension Router.Node {
+    /// The node under the literal `segment`, if there is one.
+    func literal(_ segment: Substring) -> Int? {
+        literals.first { $0.segment.utf8.elementsEqual(segment.utf8) }?.node
     }
 }

@@ -38,6 +38,13 @@ public final class PostgresResult: @unchecked Sendable {
         PostgresType(oid: PQftype(handle, Int32(column)))
     }
 
+    /// Decodes the value at `column`, then moves `column` to the next one.
+    @inline(__always)
+    func decode<Value: PostgresDecodable>(_: Value.Type, row: Int, advancing column: inout Int) throws -> Value {
+        defer { column += 1 }
+        return try decode(Value.self, row: row, column: column)
+    }
+
     func decode<Value: PostgresDecodable>(_: Value.Type, row: Int, column: Int) throws -> Value {
         guard column >= 0, column < columnCount else {
             throw PostgresError(.decoding, message: "no column \(column) (result has \(columnCount))")
@@ -85,11 +92,9 @@ public struct PostgresRow: Sendable {
     public func decode<each Value: PostgresDecodable>(
         _ types: (repeat each Value).Type, startingAt first: Int = 0
     ) throws -> (repeat each Value) {
+        // The column index goes in and out as an argument: a nested function capturing it
+        // would make every access a dynamically checked one, per column of every row.
         var column = first
-        func next<Column: PostgresDecodable>(_: Column.Type) throws -> Column {
-            defer { column += 1 }
-            return try result.decode(Column.self, row: index, column: column)
-        }
-        return (repeat try next((each Value).self))
+        return (repeat try result.decode((each Value).self, row: index, advancing: &column))
     }
 }

@@ -50,7 +50,7 @@ extension UUID {
             Self.byte(text, 21, &invalid), Self.byte(text, 24, &invalid), Self.byte(text, 26, &invalid),
             Self.byte(text, 28, &invalid), Self.byte(text, 30, &invalid), Self.byte(text, 32, &invalid),
             Self.byte(text, 34, &invalid))
-        guard invalid & 0xf0 == 0 else { return nil }
+        guard invalid == 0 else { return nil }
         self.init(uuid: bytes)
     }
 
@@ -62,21 +62,23 @@ extension UUID {
     }
 
     /// The byte spelled by the two hex digits at `position`; a digit that is not one sets
-    /// high bits in `invalid`.
+    /// bits in `invalid`.
     @inline(__always)
     private static func byte(_ text: UnsafeRawBufferPointer, _ position: Int, _ invalid: inout UInt8) -> UInt8 {
-        let high = nibble(text[position]), low = nibble(text[position + 1])
-        invalid |= high | low
-        return high << 4 | low
+        nibble(text[position], &invalid) << 4 | nibble(text[position + 1], &invalid)
     }
 
-    /// A hex digit's value, either case, or 0xff for a byte that is not one.
+    /// A hex digit's value, either case; a byte that is not a hex digit sets `invalid`.
+    /// Without branches: ids are random, so a branch on digit-or-letter would be mispredicted
+    /// for every other character.
     @inline(__always)
-    private static func nibble(_ byte: UInt8) -> UInt8 {
-        let digit = byte &- UInt8(ascii: "0")
-        if digit < 10 { return digit }
-        let letter = (byte | 0x20) &- UInt8(ascii: "a")  // folds A-F onto a-f
-        return letter < 6 ? letter &+ 10 : 0xff
+    private static func nibble(_ byte: UInt8, _ invalid: inout UInt8) -> UInt8 {
+        let isDigit = byte &- UInt8(ascii: "0") < 10
+        let isLetter = (byte | 0x20) &- UInt8(ascii: "a") < 6  // folds A-F onto a-f
+        invalid |= (isDigit ? 0 : 1) & (isLetter ? 0 : 1)
+        // '0'-'9' are 0x30-0x39 and 'a'-'f' / 'A'-'F' are 0x61-0x66 / 0x41-0x46: the low
+        // nibble, plus 9 for letters (bit 6 set).
+        return (byte & 0x0f) &+ 9 &* (byte >> 6)
     }
 }
 

@@ -80,6 +80,17 @@ import Testing
                     "0011223G-4455-6677-8899-aabbccddeeff", "00112233-4455-6677-8899-aabbccddee:f", "00112233-4455-6677-8899-aabbccddee@f"] {
             #expect(UUID(canonical: bad) == nil, "\(bad)")
         }
+        // Every byte value in a digit's place: accepted exactly when it is a hex digit, and
+        // read as that digit's value.
+        for byte in UInt8.min...UInt8.max {
+            var text = Array(canonical.utf8)
+            text[35] = byte
+            let parsed = String(bytes: text, encoding: .utf8).flatMap { UUID(canonical: $0) }
+            let digits = Array("0123456789abcdef".utf8)
+            let value = digits.firstIndex(of: byte) ?? ((0x41...0x46).contains(byte) ? Int(byte) - 0x41 + 10 : nil)
+            #expect((parsed != nil) == (value != nil), "byte \(byte)")
+            if let parsed, let value { #expect(parsed.uuid.15 == 0xf0 | UInt8(value), "byte \(byte)") }
+        }
         // Every byte value survives the trip through text.
         let bytes: uuid_t = (0x00, 0x19, 0x2a, 0x3b, 0x4c, 0x5d, 0x6e, 0x7f, 0x80, 0x91, 0xa2, 0xb3, 0xc4, 0xd5, 0xe6, 0xff)
         let id = UUID(uuid: bytes)

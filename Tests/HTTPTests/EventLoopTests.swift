@@ -112,6 +112,53 @@ import Testing
         #expect(ran.all == [1, 2, 3, 4, 5])
         loop.stop()  // a second stop returns at once
     }
+
+    @Test func batchedLinesGoOutWhenTheLoopSleepsWholeAndInOrder() throws {
+        let loop = try EventLoop()
+        defer { loop.stop() }
+        var descriptors: [Int32] = [0, 0]
+        try #require(pipe(&descriptors) == 0)
+        let (reader, writer) = (descriptors[0], descriptors[1])
+        defer {
+            close(reader)
+            close(writer)
+        }
+        _ = fcntl(reader, F_SETFL, fcntl(reader, F_GETFL) | O_NONBLOCK)
+        @Sendable func drain() -> [UInt8] {
+            var bytes: [UInt8] = []
+            var chunk = [UInt8](repeating: 0, count: 8192)
+            while true {
+                let count = read(reader, &chunk, chunk.count)
+                guard count > 0 else { return bytes }
+                bytes += chunk[..<count]
+            }
+        }
+
+        // Within one turn of the loop nothing is written; once it sleeps, everything is.
+        let short = (0..<100).map { Array("line \($0)\n".utf8) }
+        let duringTurn: [UInt8] = loop.executeAndWait {
+            for line in short { loop.writeBatched(line, to: writer) }
+            return drain()
+        }
+        #expect(duringTurn.isEmpty)
+        let expected = Array(short.joined())
+        var received: [UInt8] = []
+        let deadline = ContinuousClock.now + .seconds(3)
+        while received.count < expected.count && ContinuousClock.now < deadline {
+            received += drain()
+            usleep(1000)
+        }
+        #expect(received == expected)
+
+        // More than a batch within one turn: whole batches go out without waiting for the end.
+        let long = (0..<60).map { Array(String(repeating: "x", count: 99).utf8) + Array("\($0)\n".utf8) }
+        let early: [UInt8] = loop.executeAndWait {
+            for line in long { loop.writeBatched(line, to: writer) }
+            return drain()
+        }
+        #expect(!early.isEmpty && early.count <= EventLoop.outputBatch)
+        #expect(early.last == UInt8(ascii: "\n"))
+    }
 }
 
 /// Values appended from the loop thread and read from the test's.

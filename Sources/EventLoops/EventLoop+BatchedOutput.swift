@@ -1,0 +1,52 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Log lines written from a loop are batched: a busy loop would otherwise make one `write(2)`
+/// per request for its access log line. They go out when the loop is about to sleep, or once
+/// they fill a batch, whichever comes first.
+extension EventLoop {
+    /// A batch's size: a write to a pipe of at most `PIPE_BUF` bytes is never interleaved with
+    /// another writer's, so lines from several loops stay whole.
+    public static let outputBatch = 4096
+
+    /// Queues whole lines (newline included) for `descriptor`. Loop thread only.
+    public func writeBatched(_ lines: [UInt8], to descriptor: Int32 = 2) {
+        if descriptor != pendingDescriptor || pendingOutput.count + lines.count > Self.outputBatch {
+            flushBatchedOutput()
+            pendingDescriptor = descriptor
+        }
+        if lines.count > Self.outputBatch {
+            Descriptor.writeAll(lines, to: descriptor)
+        } else {
+            pendingOutput.append(contentsOf: lines)
+        }
+    }
+
+    /// Writes what is queued now. Loop thread only.
+    public func flushBatchedOutput() {
+        guard !pendingOutput.isEmpty else { return }
+        Descriptor.writeAll(pendingOutput, to: pendingDescriptor)
+        pendingOutput.removeAll(keepingCapacity: true)
+    }
+}
+
+public enum Descriptor {
+    /// Writes all of `bytes` with as few `write(2)` calls as it takes; gives up on an error.
+    public static func writeAll(_ bytes: [UInt8], to descriptor: Int32) {
+        bytes.withUnsafeBytes { buffer in
+            guard let base = buffer.baseAddress else { return }
+            var offset = 0
+            while offset < buffer.count {
+                let written = write(descriptor, base + offset, buffer.count - offset)
+                if written > 0 {
+                    offset += written
+                } else if written < 0 && errno == EINTR {
+                    continue
+                } else {
+                    return
+                }
+            }
+        }
+    }
+}
