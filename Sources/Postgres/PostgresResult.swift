@@ -52,11 +52,11 @@ public final class PostgresResult: @unchecked Sendable {
         guard row >= 0, row < rowCount else {
             throw PostgresError(.decoding, message: "no row \(row) (result has \(rowCount))")
         }
-        if PQgetisnull(handle, Int32(row), Int32(column)) == 1 {
-            return try Value.decodeNull()
-        }
         let length = Int(PQgetlength(handle, Int32(row), Int32(column)))
-        guard let value = PQgetvalue(handle, Int32(row), Int32(column)) else {
+        // SQL NULL reads as an empty value, so only an empty one needs asking.
+        guard length > 0 || PQgetisnull(handle, Int32(row), Int32(column)) == 0,
+              let value = PQgetvalue(handle, Int32(row), Int32(column))
+        else {
             return try Value.decodeNull()
         }
         let bytes = UnsafeRawBufferPointer(start: value, count: length)

@@ -32,6 +32,10 @@ import Testing
         let row = try #require(try connection.query("select null::text, 'x'::text").first)
         #expect(try row.decode(String?.self, at: 0) == nil)
         #expect(try row.decode(String?.self, at: 1) == "x")
+        // An empty value is not a NULL, in either direction.
+        let empty = try #require(try connection.query("select ''::text, null::text, ''::text").first)
+        let (first, second, third) = try empty.decode((String, String?, String?).self)
+        #expect(first == "" && second == nil && third == "")
     }
 
     @Test func outOfRangeIntegersThrow() throws {
