@@ -10,12 +10,7 @@ import Testing
 @Suite struct ShutdownTests {
     @Test func requestInFlightCompletesAndNewConnectionsAreRefused() throws {
         let server = try TestServer()
-        let connection = try server.connect()
-        try connection.send("GET /sleep/1000 HTTP/1.1\r\nHost: t\r\n\r\n")
-        // Wait until the handler is running.
-        let waitStart = ContinuousClock.now
-        while server.handled.value == 0 && waitStart.duration(to: .now) < .seconds(2) { usleep(1000) }
-        #expect(server.handled.value == 1)
+        let connection = try Self.sleepingRequest(1000, on: server)
 
         let finished = CallCounter()
         let started = ContinuousClock.now
@@ -52,11 +47,7 @@ import Testing
     /// connection without an answer, and the handler's late answer goes nowhere.
     @Test func shutdownGivesUpAtTheDeadlineForRunningHandlers() throws {
         let server = try TestServer()
-        let connection = try server.connect()
-        try connection.send("GET /sleep/1200 HTTP/1.1\r\nHost: t\r\n\r\n")
-        let waitStart = ContinuousClock.now
-        while server.handled.value == 0 && waitStart.duration(to: .now) < .seconds(2) { usleep(1000) }
-        #expect(server.handled.value == 1)
+        let connection = try Self.sleepingRequest(1200, on: server)
 
         let started = ContinuousClock.now
         server.server.shutdown(deadline: .now + .milliseconds(300))
@@ -80,5 +71,15 @@ import Testing
         defer { server.stop() }
         #expect(server.port > 0)
         #expect(try server.get("/hello").status == 200)
+    }
+
+    /// Sends `GET /sleep/<milliseconds>` and returns once its handler is running.
+    private static func sleepingRequest(_ milliseconds: Int, on server: TestServer) throws -> RawConnection {
+        let connection = try server.connect()
+        try connection.send("GET /sleep/\(milliseconds) HTTP/1.1\r\nHost: t\r\n\r\n")
+        let waitStart = ContinuousClock.now
+        while server.handled.value == 0 && waitStart.duration(to: .now) < .seconds(2) { usleep(1000) }
+        #expect(server.handled.value == 1)
+        return connection
     }
 }
