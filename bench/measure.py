@@ -66,9 +66,10 @@ local tokens = %s
 local posts = %s
 local authors = %s
 local method, template, body, auth, alternate = "%s", "%s", %s, %s, %s
-local counter = 0
-request = function()
-  counter = counter + 1
+-- Requests are drawn at random from a set formatted once per thread (in init, once wrk
+-- knows the Host header), so the load generator spends per request about what pgbench does.
+local requests = {}
+local function build()
   local path = template:gsub("{post}", posts[math.random(#posts)]):gsub("{author}", authors[math.random(#authors)])
   local headers = {}
   if auth then headers["Authorization"] = "Bearer " .. tokens[math.random(#tokens)] end
@@ -76,6 +77,19 @@ request = function()
   local verb = method
   if alternate and math.random(2) == 1 then verb = alternate end
   return wrk.format(verb, path, headers, body)
+end
+local threads = 0
+setup = function(thread)
+  threads = threads + 1
+  thread:set("seed", threads)
+end
+init = function(args)
+  -- Each thread its own sequence: with one seed they would send the same requests in step.
+  math.randomseed(seed or 1)
+  for i = 1, 4096 do requests[i] = build() end
+end
+request = function()
+  return requests[math.random(#requests)]
 end
 """ % (lua_list(tokens), lua_list(posts), lua_list(authors), method, path,
        json.dumps(json.dumps(body)) if body is not None else "nil", "true" if auth else "false",

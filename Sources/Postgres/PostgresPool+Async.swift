@@ -12,14 +12,16 @@ extension PostgresPool {
     }
 
     /// Leases `count` connections at once, all or none (see `lease(count:)`), waiting on the
-    /// event loop. New connections are opened on a thread made for blocking.
-    func lease(count: Int, on loop: EventLoop) async throws -> [PostgresConnection] {
+    /// event loop. New connections are opened on a thread made for blocking. Without
+    /// `checkingIdle`, idle connections are handed out without asking the kernel whether the
+    /// server closed them meanwhile (see `retrying`).
+    func lease(count: Int, on loop: EventLoop, checkingIdle: Bool = true) async throws -> [PostgresConnection] {
         precondition(count >= 1 && count <= poolConfiguration.maxConnections, "lease count out of range")
         var leased: [PostgresConnection] = []
         do {
             while leased.count < count {
                 let (reused, toOpen) = try await reserve(count - leased.count, on: loop)
-                leased += healthy(reused)
+                leased += checkingIdle ? healthy(reused) : reused
                 for opened in 0..<toOpen {
                     do {
                         leased.append(try await BlockingWork.run { try self.openConnection() })
@@ -42,8 +44,8 @@ extension PostgresPool {
         as identity: PostgresIdentity, readOnly: Bool = false, _ queries: [PostgresQuery]
     ) async throws -> [PostgresResult] {
         let loop = try loop()
-        return try await retrying(readOnly: readOnly) {
-            let connection = try await lease(count: 1, on: loop)[0]
+        return try await retrying(readOnly: readOnly) { checkingIdle in
+            let connection = try await lease(count: 1, on: loop, checkingIdle: checkingIdle)[0]
             defer { release(connection) }
             let statements = Self.transactionStatements(queries, as: identity, readOnly: readOnly)
             do {
@@ -63,8 +65,8 @@ extension PostgresPool {
         _ body: (PostgresTransaction) async throws -> T
     ) async throws -> T {
         let loop = try loop()
-        return try await retrying(readOnly: readOnly) {
-            let connection = try await lease(count: 1, on: loop)[0]
+        return try await retrying(readOnly: readOnly) { checkingIdle in
+            let connection = try await lease(count: 1, on: loop, checkingIdle: checkingIdle)[0]
             defer { release(connection) }
             let transaction = PostgresTransaction(
                 connection: connection,
@@ -89,8 +91,8 @@ extension PostgresPool {
         _ first: [PostgresQuery], _ second: [PostgresQuery]
     ) async throws -> ([PostgresResult], [PostgresResult]) {
         let loop = try loop()
-        return try await retrying(readOnly: true) {
-            let connections = try await lease(count: 2, on: loop)
+        return try await retrying(readOnly: true) { checkingIdle in
+            let connections = try await lease(count: 2, on: loop, checkingIdle: checkingIdle)
             defer { connections.forEach(release) }
             let batches = [first, second]
             do {
@@ -119,12 +121,17 @@ extension PostgresPool {
         }
     }
 
-    func retrying<T>(readOnly: Bool, _ attempt: () async throws -> T) async throws -> T {
+    /// Runs `attempt` until it succeeds or fails for good, telling it whether to check idle
+    /// connections before use. Checking costs a system call per connection, and only a write
+    /// needs it: a read that finds its connection closed by the server is simply run again,
+    /// checked this time, so a read skips the check on its first attempt when it has another.
+    func retrying<T>(readOnly: Bool, _ attempt: (_ checkingIdle: Bool) async throws -> T) async throws -> T {
         var attempts = 0
         while true {
             attempts += 1
             do {
-                return try await attempt()
+                let mayRetry = readOnly && attempts == 1 && poolConfiguration.maxAttempts > 1
+                return try await attempt(!mayRetry)
             } catch let error as PostgresError where attempts < poolConfiguration.maxAttempts {
                 guard error.isTransient || (error.isConnectionLost && readOnly) else { throw error }
             }

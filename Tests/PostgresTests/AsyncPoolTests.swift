@@ -156,6 +156,68 @@ import Testing
         #expect(pool.statistics.idle == 2)
     }
 
+    /// A read's first attempt takes an idle connection without checking it. When the server
+    /// has closed every one (as after a restart), the read is retried once, checked: the dead
+    /// ones are discarded together and a single fresh connection answers.
+    @Test func readsRecoverWhenTheServerClosedEveryIdleConnection() async throws {
+        let loop = try EventLoop()
+        defer { loop.stop() }
+        let pool = PostgresPool(
+            configuration: try TestDatabase.adminConfiguration(),
+            pool: .init(maxConnections: 3, maxAttempts: 2), eventLoop: loop)
+        let owner = owner
+        // Three at once, so that the pool holds three idle connections afterwards.
+        let first = try await withThrowingTaskGroup(of: Int.self) { group in
+            for _ in 0..<3 {
+                group.addTask {
+                    try await pool.execute(as: owner, readOnly: true, ["select pg_backend_pid(), pg_sleep(0.1)"])[0]
+                        .rows[0].decode(Int.self, at: 0)
+                }
+            }
+            return try await group.reduce(into: Set<Int>()) { $0.insert($1) }
+        }
+        #expect(first.count == 3 && pool.statistics.idle == 3)
+        try terminate(Array(first))
+
+        for _ in 0..<3 {
+            let pid = try await pool.execute(as: owner, readOnly: true, ["select pg_backend_pid()"])[0]
+                .rows[0].decode(Int.self, at: 0)
+            #expect(!first.contains(pid))
+        }
+        #expect(pool.statistics.connectionsOpened == 4)
+        #expect(pool.statistics.size == 1)
+    }
+
+    /// A write is not retried after a lost connection (it may have committed), so its lease
+    /// checks the idle connection first and never sends on one the server closed.
+    @Test func aWriteIsNeverSentOnAConnectionTheServerClosed() async throws {
+        let loop = try EventLoop()
+        defer { loop.stop() }
+        let pool = PostgresPool(
+            configuration: try TestDatabase.adminConfiguration(), pool: .init(maxConnections: 1), eventLoop: loop)
+        let firstPID = try await pool.execute(as: owner, ["select pg_backend_pid()"])[0].rows[0].decode(Int.self, at: 0)
+        try terminate([firstPID])
+        let secondPID = try await pool.execute(as: owner, ["select pg_backend_pid()"])[0].rows[0].decode(Int.self, at: 0)
+        #expect(secondPID != firstPID)
+        #expect(pool.statistics.connectionsOpened == 2)
+    }
+
+    /// Terminates backends and waits until they are gone and their farewells have arrived.
+    private func terminate(_ pids: [Int]) throws {
+        let admin = try PostgresConnection(configuration: TestDatabase.adminConfiguration())
+        for pid in pids {
+            try admin.query("select pg_terminate_backend(\(pid))")
+        }
+        for _ in 0..<100 {
+            let left = try pids.filter { pid in
+                try admin.query("select exists (select from pg_stat_activity where pid = \(pid))").rows[0].decode(Bool.self, at: 0)
+            }
+            if left.isEmpty { break }
+            Thread.sleep(forTimeInterval: 0.02)
+        }
+        Thread.sleep(forTimeInterval: 0.1)
+    }
+
     @Test func executeAfterCloseFailsWithPoolClosed() async throws {
         let loop = try EventLoop()
         defer { loop.stop() }
