@@ -46,7 +46,7 @@ public struct PostgresError: Error, Sendable, CustomStringConvertible {
     public var isConnectionLost: Bool {
         kind == .connection || sqlState?.class == .connectionException
             || sqlState == .adminShutdown || sqlState == .crashShutdown
-            || sqlState == .cannotConnectNow
+            || sqlState == .cannotConnectNow || sqlState == .idleSessionTimeout
     }
 
     public var description: String {

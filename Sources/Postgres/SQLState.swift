@@ -48,6 +48,7 @@ public struct SQLState: Hashable, Sendable, RawRepresentable, CustomStringConver
     public static let adminShutdown = SQLState("57P01")
     public static let crashShutdown = SQLState("57P02")
     public static let cannotConnectNow = SQLState("57P03")
+    public static let idleSessionTimeout = SQLState("57P05")
     public static let lockNotAvailable = SQLState("55P03")
     public static let raiseException = SQLState("P0001")
 }

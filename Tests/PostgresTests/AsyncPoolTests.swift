@@ -188,6 +188,23 @@ import Testing
         #expect(pool.statistics.size == 1)
     }
 
+    /// A server that ends idle sessions (`idle_session_timeout`) says so and closes the
+    /// socket; the read that finds out, unchecked, is run again on a fresh connection.
+    @Test func aReadOnAConnectionTheServerTimedOutIsRunAgain() async throws {
+        let loop = try EventLoop()
+        defer { loop.stop() }
+        let pool = PostgresPool(
+            configuration: try TestDatabase.adminConfiguration(), pool: .init(maxConnections: 1), eventLoop: loop)
+        let firstPID = try await pool.execute(as: owner, [
+            "set idle_session_timeout = 100", "select pg_backend_pid()",
+        ])[1].rows[0].decode(Int.self, at: 0)
+        try await Task.sleep(for: .milliseconds(400))
+        let secondPID = try await pool.execute(as: owner, readOnly: true, ["select pg_backend_pid()"])[0]
+            .rows[0].decode(Int.self, at: 0)
+        #expect(secondPID != firstPID)
+        #expect(pool.statistics.connectionsOpened == 2)
+    }
+
     /// A write is not retried after a lost connection (it may have committed), so its lease
     /// checks the idle connection first and never sends on one the server closed.
     @Test func aWriteIsNeverSentOnAConnectionTheServerClosed() async throws {
