@@ -28,9 +28,9 @@ public struct PostgresPoolStatistics: Sendable, Equatable {
 }
 
 /// A bounded set of connections, leased to one caller at a time. Connections are checked
-/// before a lease (except for a read's first attempt, which is retried instead) and replaced
-/// when the server has closed them, so the pool recovers by itself after a backend is
-/// terminated or the server restarts.
+/// before a lease (except on the `async` side for a read's first attempt, which is retried
+/// instead) and replaced when the server has closed them, so the pool recovers by itself after
+/// a backend is terminated or the server restarts.
 ///
 /// Two ways in: the `async` methods wait on `eventLoop` (request handlers use them; nothing
 /// blocks), the others block the calling thread (background jobs, migrations, tools: call

@@ -45,6 +45,20 @@ import Testing
         #expect(try results.map { try $0.rows[0].decode(Int.self, at: 0) } == [1, 2])
     }
 
+    /// A server that ends an idle session says why before it closes the socket; the next
+    /// statement on that connection fails as a lost connection, which the pool retries for reads.
+    @Test func anIdleSessionTimeoutIsALostConnection() throws {
+        let connection = try PostgresConnection(configuration: TestDatabase.adminConfiguration())
+        try connection.query("set idle_session_timeout = 100")
+        Thread.sleep(forTimeInterval: 0.4)
+        do {
+            try connection.query("select 1")
+            Issue.record("a statement ran on a session the server had ended")
+        } catch let error as PostgresError {
+            #expect(error.isConnectionLost)
+        }
+    }
+
     @Test func badConnectionSettingsAreClearErrors() throws {
         #expect(throws: PostgresError.self) { try PostgresConfiguration(url: "postgres://host:notaport/db?nonsense=1") }
         var configuration = try TestDatabase.adminConfiguration()
