@@ -22,8 +22,10 @@ public struct HTTPServerConfiguration: Sendable {
     /// connection started waiting for it is cut off, however steadily it trickles in.
     public var requestTimeout: Duration = .seconds(30)
     /// Memory for one connection's request line and headers (libmicrohttpd's pool); a request
-    /// whose head does not fit is refused by libmicrohttpd with 431 or 414.
-    public var connectionMemoryLimit: Int = 32 * 1024
+    /// whose head does not fit is refused by libmicrohttpd with 431 or 414. libmicrohttpd
+    /// clears the whole pool between requests, so it is kept small: 16 KiB holds a head of about
+    /// 12 KiB, the longest target (`maxURLBytes`) among it.
+    public var connectionMemoryLimit: Int = 16 * 1024
     /// Longest request target (path and query) answered; longer ones get 414.
     public var maxURLBytes: Int = 8 * 1024
     /// Largest request body; larger ones get 413, before the body is read when the length is

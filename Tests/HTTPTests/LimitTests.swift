@@ -93,6 +93,19 @@ import Testing
         #expect(response.text.contains(#""code":"uri_too_long""#))
     }
 
+    /// The default connection pool is small (it is cleared between requests), but the longest
+    /// target the server answers still fits beside a few kilobytes of headers.
+    @Test func theLongestTargetFitsTheDefaultPoolWithRoomForHeaders() throws {
+        let server = try TestServer()
+        defer { server.stop() }
+        let target = "/hello?" + String(repeating: "q", count: HTTPServerConfiguration().maxURLBytes - 7)
+        let connection = try server.connect()
+        try connection.send(
+            "GET \(target) HTTP/1.1\r\nHost: t\r\nAuthorization: Bearer \(String(repeating: "t", count: 1000))\r\n"
+                + "X-Padding: \(String(repeating: "p", count: 3000))\r\n\r\n")
+        #expect(try connection.readResponse(timeout: .seconds(1)).status == 200)
+    }
+
     @Test func unknownMethodIs501Problem() throws {
         let server = try TestServer()
         defer { server.stop() }
