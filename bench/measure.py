@@ -2,7 +2,7 @@
 """Runs each workload through wrk (HTTP) and pgbench (the same SQL), and writes the report.
 
 Called by bench/run, which prepares the database and starts the service."""
-import argparse, datetime, json, os, platform, re, subprocess, sys, tempfile, time, urllib.request
+import argparse, datetime, json, os, platform, re, statistics, subprocess, sys, tempfile, time, urllib.request
 
 VIEWERS = 64          # demo1..demo64 sign in; authors are demo65..demo128
 POSTS = 1000          # the 1,000 posts workloads pick from (the seed's most liked and commented)
@@ -142,11 +142,6 @@ def pgbench(args, scripts, script_dir, connections, duration, posts=POSTS):
     p99 = latencies[int(len(latencies) * 0.99)] if latencies else float("nan")
     return {"tps": tps, "latency_ms": latency, "p99": p99, "cpu_us": per_operation(load, tps)}
 
-def median(values):
-    ordered = sorted(values)
-    middle = len(ordered) // 2
-    return ordered[middle] if len(ordered) % 2 else (ordered[middle - 1] + ordered[middle]) / 2
-
 def rss_mib(pid):
     with open("/proc/%d/status" % pid) as handle:
         return int(re.search(r"VmRSS:\s+(\d+) kB", handle.read()).group(1)) / 1024
@@ -222,7 +217,7 @@ def main():
         # minute (wrk's own CPU per request moves as much), which a pair mostly shares.
         pair_ratios = sorted(h["rps"] / p["tps"] for h, p in rounds)
         results[name] = dict(http_result, kind=kind, ceiling_tps=ceiling["tps"], ceiling_p99=round(ceiling["p99"], 2),
-                             ratio=round(median(pair_ratios), 3),
+                             ratio=round(statistics.median(pair_ratios), 3),
                              ratio_range=[round(pair_ratios[0], 3), round(pair_ratios[-1], 3)],
                              cpu_us=mean_cpu([h for h, _ in rounds]), ceiling_cpu_us=mean_cpu([p for _, p in rounds]))
         print("   %.0f req/s, p50 %.2f ms, p99 %.2f ms, errors %d; ceiling %.0f tps; ratio %.2f" % (
@@ -247,8 +242,8 @@ def main():
     for _ in range(5):
         profile_p50s.append(wrk(args, "profile", "GET", "/v1/users/{author}", tokens, posts, authors, 1, extra / 5)["p50"])
         posts_p50s.append(wrk(args, "user_posts", "GET", "/v1/users/{author}/posts", tokens, posts, authors, 1, extra / 5)["p50"])
-    alone_profile = {"p50": sorted(profile_p50s)[2]}
-    alone_posts = {"p50": sorted(posts_p50s)[2]}
+    alone_profile = {"p50": statistics.median(profile_p50s)}
+    alone_posts = {"p50": statistics.median(posts_p50s)}
     alone_reads = pgbench(args, ["profile"], script_dir, 1, extra)
     results["profile_concurrency"] = {
         "profile_p50_ms": alone_profile["p50"], "posts_read_p50_ms": alone_posts["p50"],
