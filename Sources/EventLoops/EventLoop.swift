@@ -181,6 +181,9 @@ public final class EventLoop: TaskExecutor, @unchecked Sendable {
         }
     }
 
+    /// Timers set and not fired yet. Loop thread only.
+    public var scheduledTimerCount: Int { timers.count }
+
     /// Runs `action` on the loop once `delay` has passed. Loop thread only.
     public func schedule(after delay: Duration, _ action: @escaping () -> Void) {
         let (seconds, attoseconds) = delay.components

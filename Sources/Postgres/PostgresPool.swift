@@ -49,8 +49,9 @@ public final class PostgresPool: @unchecked Sendable {
 
     /// A caller of the `async` lease waiting for connections.
     private struct Waiter {
-        var id: Int
         var needed: Int
+        /// When its lease timeout passes.
+        var deadline: ContinuousClock.Instant
         var continuation: UnsafeContinuation<Reservation, any Error>
     }
 
@@ -62,9 +63,12 @@ public final class PostgresPool: @unchecked Sendable {
     private var closed = false
     private var leaseTimeouts = 0
     private var connectionsOpened = 0
-    /// In arrival order.
+    /// In arrival order, which is also deadline order: they share one timeout.
     private var waiters: [Waiter] = []
-    private var nextWaiterID = 0
+    /// Whether a timer is set to fail the oldest waiter when its timeout passes. One at a time
+    /// is enough, as the oldest is always the first to expire; a timer per waiter would leave
+    /// one behind on the loop for every wait served in time (thousands a second under load).
+    private var expiryScheduled = false
 
     public init(configuration: PostgresConfiguration, pool: PostgresPoolConfiguration = .init(), eventLoop: EventLoop? = nil) {
         self.configuration = configuration
@@ -161,26 +165,35 @@ public final class PostgresPool: @unchecked Sendable {
                 continuation.resume(returning: reserved)
                 return
             }
-            nextWaiterID += 1
-            let id = nextWaiterID
-            waiters.append(Waiter(id: id, needed: needed, continuation: continuation))
+            let deadline = ContinuousClock.now + poolConfiguration.leaseTimeout
+            waiters.append(Waiter(needed: needed, deadline: deadline, continuation: continuation))
             waiting += 1
+            let scheduling = !expiryScheduled
+            expiryScheduled = true
             condition.unlock()
-            loop.after(poolConfiguration.leaseTimeout) { [weak self] in self?.expireWaiter(id) }
+            if scheduling { scheduleExpiry(at: deadline, on: loop) }
         }
     }
 
-    private func expireWaiter(_ id: Int) {
+    private func scheduleExpiry(at deadline: ContinuousClock.Instant, on loop: EventLoop) {
+        loop.after(ContinuousClock.now.duration(to: deadline)) { [weak self] in self?.expireWaiters(on: loop) }
+    }
+
+    /// Fails the waiters whose lease timeout has passed, then sets the timer for the oldest left.
+    private func expireWaiters(on loop: EventLoop) {
+        let now = ContinuousClock.now
         condition.lock()
-        guard let index = waiters.firstIndex(where: { $0.id == id }) else {
-            condition.unlock()
-            return
-        }
-        let waiter = waiters.remove(at: index)
-        waiting -= 1
-        leaseTimeouts += 1
+        let expired = Array(waiters.prefix { $0.deadline <= now })
+        waiters.removeFirst(expired.count)
+        waiting -= expired.count
+        leaseTimeouts += expired.count
+        let next = waiters.first?.deadline
+        expiryScheduled = next != nil
         condition.unlock()
-        waiter.continuation.resume(throwing: PostgresError(.poolTimeout, message: "no database connection free within the lease timeout"))
+        for waiter in expired {
+            waiter.continuation.resume(throwing: PostgresError(.poolTimeout, message: "no database connection free within the lease timeout"))
+        }
+        if let next { scheduleExpiry(at: next, on: loop) }
     }
 
     /// Hands freed connections to waiting `async` callers, in order; `condition` is held. The

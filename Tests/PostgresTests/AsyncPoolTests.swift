@@ -102,6 +102,62 @@ import Testing
         #expect(pool.statistics.connectionsOpened == 1)
     }
 
+    @Test func waitersQueuedAtDifferentTimesEachTimeOutAtTheirOwnDeadline() async throws {
+        let loop = try EventLoop()
+        defer { loop.stop() }
+        let pool = PostgresPool(
+            configuration: try TestDatabase.adminConfiguration(),
+            pool: .init(maxConnections: 1, leaseTimeout: .milliseconds(400)), eventLoop: loop)
+        let owner = owner
+        let holder = Task { try await pool.execute(as: owner, ["select pg_sleep(3)"]) }
+        #expect(await eventually { pool.statistics.inUse == 1 })
+
+        let started = ContinuousClock.now
+        func timeOut() async -> Duration? {
+            do {
+                try await pool.execute(as: owner, ["select 1"])
+                return nil
+            } catch let error as PostgresError where error.kind == .poolTimeout {
+                return started.duration(to: .now)
+            } catch {
+                return nil
+            }
+        }
+        let first = Task { await timeOut() }
+        #expect(await eventually { pool.statistics.waiting == 1 })
+        try await Task.sleep(for: .milliseconds(250))
+        let second = Task { await timeOut() }
+        let firstWaited = await first.value
+        let secondWaited = await second.value
+        // The second's deadline came 250 ms after the first's: the timer that failed the first
+        // must not fail it early, and must leave one behind for it.
+        #expect(firstWaited.map { $0 >= .milliseconds(350) } == true, "first waited \(String(describing: firstWaited))")
+        #expect(secondWaited.map { $0 >= .milliseconds(600) } == true, "second waited \(String(describing: secondWaited))")
+        #expect(pool.statistics.leaseTimeouts == 2)
+        #expect(pool.statistics.waiting == 0)
+        _ = try await holder.value
+    }
+
+    @Test func waitsServedInTimeLeaveNoTimersBehind() async throws {
+        let loop = try EventLoop()
+        defer { loop.stop() }
+        let pool = PostgresPool(
+            configuration: try TestDatabase.adminConfiguration(),
+            pool: .init(maxConnections: 1, leaseTimeout: .seconds(30)), eventLoop: loop)
+        let owner = owner
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for _ in 0..<20 {
+                group.addTask { try await pool.execute(as: owner, ["select pg_sleep(0.005)"]) }
+            }
+            try await group.waitForAll()
+        }
+        #expect(pool.statistics.leaseTimeouts == 0)
+        // Nineteen callers waited and were served long before their timeout. At most the timer
+        // for the oldest waiter is still set, not one per wait.
+        let timers = loop.executeAndWait { loop.scheduledTimerCount }
+        #expect(timers <= 1, "\(timers) timers left on the loop")
+    }
+
     @Test func withTransactionCommitsWhatItsBodyWrote() async throws {
         let (pool, loop) = try Self.poolWithNotes()
         defer { loop.stop() }
