@@ -33,7 +33,7 @@ public final class ChirpService: Sendable {
         let authenticator = Authenticator(tokens: tokens)
         let services = Services(pool: pool, authenticator: authenticator, cursors: CursorCodec(secret: configuration.jwtSecret))
         let idempotency = Idempotency(
-            pool: pool, fingerprintKey: HMAC.sha256(key: configuration.jwtSecret, message: Array("chirp idempotency fingerprints v1".utf8)))
+            pool: pool, fingerprintKey: HMACKey(HMAC.sha256(key: configuration.jwtSecret, message: Array("chirp idempotency fingerprints v1".utf8))))
         AuthRoutes(
             pool: pool, hasher: hasher, tokens: tokens, authenticator: authenticator, idempotency: idempotency,
             limits: configuration.rateLimits, decoyHash: (try? hasher.hash(UUID().uuidString)) ?? ""

@@ -30,6 +30,12 @@ public final class Metrics: Sendable {
         var sum: Double = 0
         var count: UInt64 = 0
 
+        mutating func record(_ seconds: Double, inSlot slot: Int) {
+            counts[slot] += 1
+            sum += seconds
+            count += 1
+        }
+
         mutating func merge(_ other: Histogram) {
             for index in counts.indices where index < other.counts.count {
                 counts[index] += other.counts[index]
@@ -88,10 +94,10 @@ public final class Metrics: Sendable {
         let bucketCount = buckets.count
         stripe.counts.withLock { counts in
             counts.requests[RequestKey(route: route, method: method, status: status), default: 0] += 1
+            // One access, in place: three (one through `default:`, two through an optional)
+            // copied the bucket array twice per request.
             counts.durations[route, default: Histogram(counts: Array(repeating: 0, count: bucketCount + 1))]
-                .counts[slot] += 1
-            counts.durations[route]?.sum += seconds
-            counts.durations[route]?.count += 1
+                .record(seconds, inSlot: slot)
         }
     }
 

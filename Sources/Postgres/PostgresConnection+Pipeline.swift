@@ -55,10 +55,25 @@ extension PostgresConnection {
     }
 
     private func send(_ query: PostgresQuery, statement name: String?) throws {
-        let values = query.bindings.map { $0.map { strdup($0) } ?? nil }
-        defer { values.forEach { free($0) } }
-        let sent = values.withUnsafeBufferPointer { buffer in
-            buffer.withMemoryRebound(to: UnsafePointer<CChar>?.self) { pointers in
+        // Every value in one buffer, each ended by a NUL, rather than a C string apiece: libpq
+        // copies them into its output buffer before the call returns.
+        var text: [UInt8] = []
+        text.reserveCapacity(query.bindings.reduce(0) { $0 + ($1?.utf8.count ?? 0) + 1 })
+        var starts: [Int?] = []
+        starts.reserveCapacity(query.bindings.count)
+        for binding in query.bindings {
+            guard let binding else {
+                starts.append(nil)
+                continue
+            }
+            starts.append(text.count)
+            text.append(contentsOf: binding.utf8)
+            text.append(0)
+        }
+        let sent = text.withUnsafeBytes { bytes in
+            let base = bytes.baseAddress?.assumingMemoryBound(to: CChar.self)
+            let values: [UnsafePointer<CChar>?] = starts.map { start in start.flatMap { base?.advanced(by: $0) } }
+            return values.withUnsafeBufferPointer { pointers in
                 if let name {
                     PQsendQueryPrepared(
                         handle, name, Int32(values.count), pointers.baseAddress, nil, nil, 0)

@@ -46,6 +46,20 @@ import Testing
         #expect(arrayMatches)
     }
 
+    @Test func nullEmptyAndMultibyteValuesKeepTheirPlaces() throws {
+        // The values travel to libpq packed in one buffer: each must start and end where it should.
+        let connection = try PostgresConnection(configuration: TestDatabase.adminConfiguration())
+        let missing: String? = nil
+        let row = try #require(try connection.query("""
+            select \("héllo ✓")::text, \(missing)::text is null, \("")::text, \(missing)::text is null, \("z")::text
+            """).first)
+        let (first, firstIsNull, empty, secondIsNull, last) = try row.decode((String, Bool, String?, Bool, String).self)
+        #expect(first == "héllo ✓")
+        #expect(firstIsNull && secondIsNull)
+        #expect(empty == "")
+        #expect(last == "z")
+    }
+
     @Test func timestampsKeepMicrosecondsAndParseOffsets() throws {
         let connection = try PostgresConnection(configuration: TestDatabase.adminConfiguration())
         let row = try #require(try connection.query("""

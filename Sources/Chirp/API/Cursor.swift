@@ -6,11 +6,11 @@ import Postgres
 /// from the service secret and bound to the list it came from (its scope), then base64url.
 /// A forged, garbled or foreign cursor is a 400 `invalid_cursor`, never a wrong page.
 struct CursorCodec: Sendable {
-    private let key: [UInt8]
+    private let key: HMACKey
     private static let macLength = 16
 
     init(secret: [UInt8]) {
-        key = HMAC.sha256(key: secret, message: Array("chirp list cursors v1".utf8))
+        key = HMACKey(HMAC.sha256(key: secret, message: Array("chirp list cursors v1".utf8)))
     }
 
     func encode(_ payload: [UInt8], scope: String) -> String {
@@ -27,7 +27,7 @@ struct CursorCodec: Sendable {
     }
 
     private func mac(_ payload: [UInt8], scope: String) -> [UInt8] {
-        Array(HMAC.sha256(key: key, message: Array(scope.utf8) + [0] + payload).prefix(Self.macLength))
+        Array(key.authenticate(Array(scope.utf8), [0], payload).prefix(Self.macLength))
     }
 
     static let invalid = HTTPError.badRequest(code: "invalid_cursor", detail: "cursor is malformed or expired")

@@ -10,7 +10,7 @@ struct Idempotency: Sendable {
     let pool: PostgresPool
     /// Keys the request fingerprints: a body may hold a password, so the stored hash of it
     /// must not be one anybody could recompute from a guess.
-    let fingerprintKey: [UInt8]
+    let fingerprintKey: HMACKey
 
     /// What a create keeps for its replays, and how a replay answers from it. By default the
     /// response body itself; sign-up keeps only the new user's id and answers a replay with a
@@ -86,8 +86,7 @@ struct Idempotency: Sendable {
     }
 
     private func fingerprint(of request: HTTPRequest) -> PostgresBytes {
-        PostgresBytes(HMAC.sha256(
-            key: fingerprintKey, message: Array("\(request.method.rawValue) \(request.path)\n".utf8) + request.body))
+        PostgresBytes(fingerprintKey.authenticate(Array("\(request.method.rawValue) \(request.path)\n".utf8), request.body))
     }
 
     private func replay(

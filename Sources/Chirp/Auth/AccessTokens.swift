@@ -12,13 +12,13 @@ public struct AccessTokens: Sendable {
         case invalid
     }
 
-    private let secret: [UInt8]
+    private let key: HMACKey
     public let lifetime: Int
     public let leeway: Int
     public static let issuer = "chirp"
 
     public init(secret: [UInt8], lifetimeSeconds: Int = 900, leewaySeconds: Int = 30) {
-        self.secret = secret
+        key = HMACKey(secret)
         self.lifetime = lifetimeSeconds
         self.leeway = leewaySeconds
     }
@@ -74,7 +74,7 @@ public struct AccessTokens: Sendable {
     }
 
     private func mac(_ message: [UInt8]) -> [UInt8] {
-        HMAC.sha256(key: secret, message: message)
+        key.authenticate(message)
     }
 
     private static func object(_ bytes: [UInt8]) -> [String: JSONValue]? {
