@@ -40,6 +40,13 @@ public final class PostgresConnection: @unchecked Sendable {
             PQfinish(connection)
             throw PostgresError(.connection, message: message)
         }
+        // Text is read as UTF-8 in place (`PostgresText`); in a database of another encoding
+        // (SQL_ASCII stores any bytes) it might not be.
+        let encoding = PQparameterStatus(connection, "server_encoding").map { String(cString: $0) } ?? "unknown"
+        guard encoding == "UTF8" else {
+            PQfinish(connection)
+            throw PostgresError(.connection, message: "the database's encoding is \(encoding); Chirp needs UTF8")
+        }
         handle = connection
         // Notices (and a terminated backend's farewell) would otherwise go to stderr.
         PQsetNoticeProcessor(handle, { _, _ in }, nil)

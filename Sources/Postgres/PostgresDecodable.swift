@@ -4,11 +4,18 @@ import Foundation
 /// type and the text, and throws `PostgresError.decoding` on a mismatch instead of trapping.
 public protocol PostgresDecodable {
     static func decode(_ text: UnsafeRawBufferPointer, type: PostgresType) throws -> Self
+    /// The same, for a value read from `result`; a type that keeps referring to the result's
+    /// memory (`PostgresText`) implements this one, every other type gets it from the first.
+    static func decode(_ text: UnsafeRawBufferPointer, type: PostgresType, from result: PostgresResult) throws -> Self
     /// The value for SQL NULL; only optionals have one.
     static func decodeNull() throws -> Self
 }
 
 extension PostgresDecodable {
+    public static func decode(_ text: UnsafeRawBufferPointer, type: PostgresType, from result: PostgresResult) throws -> Self {
+        try decode(text, type: type)
+    }
+
     public static func decodeNull() throws -> Self {
         throw PostgresError(.decoding, message: "unexpected NULL for \(Self.self)")
     }
@@ -25,6 +32,10 @@ extension PostgresDecodable {
 extension Optional: PostgresDecodable where Wrapped: PostgresDecodable {
     public static func decode(_ text: UnsafeRawBufferPointer, type: PostgresType) throws -> Self {
         try Wrapped.decode(text, type: type)
+    }
+
+    public static func decode(_ text: UnsafeRawBufferPointer, type: PostgresType, from result: PostgresResult) throws -> Self {
+        try Wrapped.decode(text, type: type, from: result)
     }
 
     public static func decodeNull() throws -> Self { nil }

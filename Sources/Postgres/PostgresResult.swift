@@ -60,7 +60,7 @@ public final class PostgresResult: @unchecked Sendable {
             return try Value.decodeNull()
         }
         let bytes = UnsafeRawBufferPointer(start: value, count: length)
-        return try Value.decode(bytes, type: type(ofColumn: column))
+        return try Value.decode(bytes, type: type(ofColumn: column), from: self)
     }
 }
 

@@ -19,50 +19,47 @@ extension UUID {
     /// response shows.
     @discardableResult
     public func writeLowercased(into text: UnsafeMutablePointer<UInt8>) -> Int {
-        lowercaseHexPairs.withUnsafeBufferPointer { table in
-            guard let pairs = table.baseAddress else { return }
-            let raw = UnsafeMutableRawPointer(text)
-            func hex(_ byte: UInt8, at position: Int) {
-                raw.storeBytes(of: pairs[Int(byte)], toByteOffset: position, as: UInt16.self)
-            }
-            let bytes = uuid
-            hex(bytes.0, at: 0); hex(bytes.1, at: 2); hex(bytes.2, at: 4); hex(bytes.3, at: 6)
-            text[8] = UInt8(ascii: "-")
-            hex(bytes.4, at: 9); hex(bytes.5, at: 11)
-            text[13] = UInt8(ascii: "-")
-            hex(bytes.6, at: 14); hex(bytes.7, at: 16)
-            text[18] = UInt8(ascii: "-")
-            hex(bytes.8, at: 19); hex(bytes.9, at: 21)
-            text[23] = UInt8(ascii: "-")
-            hex(bytes.10, at: 24); hex(bytes.11, at: 26); hex(bytes.12, at: 28)
-            hex(bytes.13, at: 30); hex(bytes.14, at: 32); hex(bytes.15, at: 34)
+        let pairs = lowercaseHexPairs
+        let raw = UnsafeMutableRawPointer(text)
+        @inline(__always) func hex(_ byte: UInt8, at position: Int) {
+            raw.storeBytes(of: pairs[Int(byte)], toByteOffset: position, as: UInt16.self)
         }
+        let bytes = uuid
+        hex(bytes.0, at: 0); hex(bytes.1, at: 2); hex(bytes.2, at: 4); hex(bytes.3, at: 6)
+        text[8] = UInt8(ascii: "-")
+        hex(bytes.4, at: 9); hex(bytes.5, at: 11)
+        text[13] = UInt8(ascii: "-")
+        hex(bytes.6, at: 14); hex(bytes.7, at: 16)
+        text[18] = UInt8(ascii: "-")
+        hex(bytes.8, at: 19); hex(bytes.9, at: 21)
+        text[23] = UInt8(ascii: "-")
+        hex(bytes.10, at: 24); hex(bytes.11, at: 26); hex(bytes.12, at: 28)
+        hex(bytes.13, at: 30); hex(bytes.14, at: 32); hex(bytes.15, at: 34)
         return Self.textLength
     }
 
     /// Parses the canonical 36-character form, either case.
     init?(canonicalText text: UnsafeRawBufferPointer) {
-        guard text.count == 36, text[8] == UInt8(ascii: "-"), text[13] == UInt8(ascii: "-"),
-              text[18] == UInt8(ascii: "-"), text[23] == UInt8(ascii: "-")
+        guard text.count == 36, let base = text.baseAddress else { return nil }
+        let characters = base.assumingMemoryBound(to: UInt8.self)
+        guard characters[8] == UInt8(ascii: "-"), characters[13] == UInt8(ascii: "-"),
+              characters[18] == UInt8(ascii: "-"), characters[23] == UInt8(ascii: "-")
         else { return nil }
-        let parsed: uuid_t? = hexDigitValues.withUnsafeBufferPointer { table in
-            guard let values = table.baseAddress else { return nil }
-            // Any byte that is not a hex digit looks up 0xf0, which sets a high bit here.
-            var invalid: UInt8 = 0
-            // The byte spelled by the two hex digits at `position`.
-            func byte(_ position: Int) -> UInt8 {
-                let high = values[Int(text[position])], low = values[Int(text[position + 1])]
-                invalid |= high | low
-                return high << 4 | low
-            }
-            // Two hex digits per byte, skipping the dashes.
-            let bytes: uuid_t = (
-                byte(0), byte(2), byte(4), byte(6), byte(9), byte(11), byte(14), byte(16),
-                byte(19), byte(21), byte(24), byte(26), byte(28), byte(30), byte(32), byte(34))
-            return invalid & 0xf0 == 0 ? bytes : nil
+        let values = hexDigitValues
+        // Any byte that is not a hex digit looks up 0xf0, which sets a high bit here.
+        var invalid: UInt8 = 0
+        // The byte spelled by the two hex digits at `position`.
+        @inline(__always) func byte(_ position: Int) -> UInt8 {
+            let high = values[Int(characters[position])], low = values[Int(characters[position + 1])]
+            invalid |= high | low
+            return high << 4 | low
         }
-        guard let parsed else { return nil }
-        self.init(uuid: parsed)
+        // Two hex digits per byte, skipping the dashes.
+        let bytes: uuid_t = (
+            byte(0), byte(2), byte(4), byte(6), byte(9), byte(11), byte(14), byte(16),
+            byte(19), byte(21), byte(24), byte(26), byte(28), byte(30), byte(32), byte(34))
+        guard invalid & 0xf0 == 0 else { return nil }
+        self.init(uuid: bytes)
     }
 
     /// Parses the canonical form from a string, such as a path parameter; nil for anything else.
@@ -76,21 +73,32 @@ extension UUID {
 /// Each byte's value as a hex digit, either case; 0xf0 for a byte that is not one. A table
 /// rather than comparisons: ids are random, so a branch on digit-or-letter would be
 /// mispredicted for every other character, and the branchless arithmetic took three times the
-/// instructions.
-private let hexDigitValues: [UInt8] = (0...255).map { (byte: Int) -> UInt8 in
-    switch UInt8(byte) {
-    case UInt8(ascii: "0")...UInt8(ascii: "9"): UInt8(byte) - UInt8(ascii: "0")
-    case UInt8(ascii: "a")...UInt8(ascii: "f"): UInt8(byte) - UInt8(ascii: "a") + 10
-    case UInt8(ascii: "A")...UInt8(ascii: "F"): UInt8(byte) - UInt8(ascii: "A") + 10
-    default: 0xf0
+/// instructions. Made once and never freed: a pointer, unlike an array, is read without a
+/// retain and release around every use. Never written after it is made, so sharing it across
+/// threads is safe, which the compiler cannot see through a pointer.
+nonisolated(unsafe) private let hexDigitValues: UnsafePointer<UInt8> = {
+    let table = UnsafeMutablePointer<UInt8>.allocate(capacity: 256)
+    for byte in 0...255 {
+        table[byte] = switch UInt8(byte) {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): UInt8(byte) - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): UInt8(byte) - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): UInt8(byte) - UInt8(ascii: "A") + 10
+        default: 0xf0
+        }
     }
-}
+    return UnsafePointer(table)
+}()
 
-/// Each byte as its two lowercase hex digits, laid out in memory in writing order.
-private let lowercaseHexPairs: [UInt16] = (0...255).map { (byte: Int) -> UInt16 in
-    let first = UInt16(lowercaseHexDigit(UInt8(byte >> 4))), second = UInt16(lowercaseHexDigit(UInt8(byte & 0x0f)))
-    return (first | second << 8).littleEndian
-}
+/// Each byte as its two lowercase hex digits, laid out in memory in writing order; made once
+/// and never freed, like `hexDigitValues`.
+nonisolated(unsafe) private let lowercaseHexPairs: UnsafePointer<UInt16> = {
+    let table = UnsafeMutablePointer<UInt16>.allocate(capacity: 256)
+    for byte in 0...255 {
+        let first = UInt16(lowercaseHexDigit(UInt8(byte >> 4))), second = UInt16(lowercaseHexDigit(UInt8(byte & 0x0f)))
+        table[byte] = (first | second << 8).littleEndian
+    }
+    return UnsafePointer(table)
+}()
 
 /// A nibble as a lowercase hex digit, for the text forms this module writes.
 @inline(__always)

@@ -1,8 +1,8 @@
 @testable import Chirp
 import Testing
 
-/// The MACs behind cursors, access tokens and idempotency fingerprints, against RFC 4231's
-/// published HMAC-SHA256 answers.
+/// The MACs behind access tokens, idempotency fingerprints and cursors, against published
+/// answers (RFC 4231 for HMAC-SHA256, the BLAKE2 reference vectors for keyed BLAKE2b).
 @Suite struct DigestTests {
     @Test func aPreparedKeyGivesRFC4231Answers() {
         // Test case 2: a key shorter than a block.
@@ -22,6 +22,15 @@ import Testing
         let parts = key.authenticate(Array("what do ya".utf8), Array(" want for ".utf8), Array("nothing?".utf8))
         #expect(parts == whole)
         #expect(HMAC.sha256(key: Array("Jefe".utf8), message: Array("what do ya want for nothing?".utf8)) == whole)
+    }
+
+    @Test func keyedBLAKE2bGivesTheReferenceAnswers() {
+        // The first keyed answer of BLAKE2's reference test vectors (blake2b-kat.txt).
+        #expect(hex(BLAKE2b.mac(key: Array(0..<64), message: [], length: 64))
+            == "10ebb67700b1868efb4417987acf4690ae9d972fb7a590c2f02871799aaa4786b5e996e8f0f4eb981fc214b005f42d2ff4233499391653df7aefcbc13fc51568")
+        // A cursor-sized tag: the output length is a parameter of the hash, not a truncation.
+        #expect(hex(BLAKE2b.mac(key: Array(0..<32), message: Array("chirp".utf8))) == "f548a4e20877a6243278e1d259e5b823")
+        #expect(BLAKE2b.mac(key: Array(1..<33), message: Array("chirp".utf8)) != BLAKE2b.mac(key: Array(0..<32), message: Array("chirp".utf8)))
     }
 
     private func hex(_ bytes: [UInt8]) -> String {

@@ -25,6 +25,29 @@ import Testing
         #expect(try app.database.scalar("select post_count from users where id = \(user.id)::uuid", as: Int.self) == 0)
     }
 
+    @Test func awkwardTextComesBackExactlyFromEveryList() async throws {
+        // Lists write bodies and names from the result's bytes: quotes, backslashes, newlines,
+        // tabs and multi-byte text must come out escaped and whole.
+        let user = try await app.signUp("scribe")
+        let awkward = "He said \"hi\" \\ then\nleft\ttabs é ✓ 🐦 </script>"
+        let named = try await app.client.patch("/v1/me", json: ["displayName": "Zoë \"Z\" ✓", "bio": "line\none \\ two"], token: user.accessToken)
+        #expect(named.status == 200)
+        let post = try await app.createPost(awkward, by: user)
+        _ = try await app.createComment(on: post, awkward, by: user)
+
+        let global = try await app.client.get("/v1/posts")
+        let listed = try #require(global.json["items"].array.first { $0["id"].string == post })
+        #expect(listed["body"].string == awkward)
+        #expect(listed["author"]["displayName"].string == "Zoë \"Z\" ✓")
+        let comments = try await app.client.get("/v1/posts/\(post)/comments")
+        #expect(comments.json["items"][0]["body"].string == awkward)
+        #expect(comments.json["items"][0]["author"]["displayName"].string == "Zoë \"Z\" ✓")
+        let profile = try await app.client.get("/v1/users/\(user.username)")
+        #expect(profile.json["profile"]["displayName"].string == "Zoë \"Z\" ✓")
+        #expect(profile.json["profile"]["bio"].string == "line\none \\ two")
+        #expect(profile.json["posts"]["items"][0]["body"].string == awkward)
+    }
+
     @Test func nobodyDeletesSomeoneElsesPost() async throws {
         let owner = try await app.signUp("owner")
         let other = try await app.signUp("other")

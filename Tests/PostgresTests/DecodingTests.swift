@@ -51,4 +51,32 @@ import Testing
         #expect(throws: PostgresError.self) { try row.decode(Int.self, "two") }
         #expect(throws: PostgresError.self) { try row.decode(Int.self, at: 5) }
     }
+
+    @Test func textReadInPlaceOutlivesTheRowsItCameFrom() throws {
+        // The result goes out of scope here; the values keep its memory alive.
+        let (text, name, missing) = try {
+            let row = try #require(try connection.query("select 'héllo ✓'::text, 'chirp'::name, null::text").first)
+            return try row.decode((PostgresText, PostgresText, PostgresText?).self)
+        }()
+        #expect(text.string == "héllo ✓")
+        #expect(text.count == "héllo ✓".utf8.count)
+        #expect(name.string == "chirp")
+        #expect(missing == nil)
+        #expect(try decodingFails("select 1::int4", as: PostgresText.self)?.kind == .decoding)
+        #expect(try decodingFails("select null::text", as: PostgresText.self)?.kind == .decoding)
+    }
+
+    @Test func aDatabaseThatIsNotUTF8IsRefused() throws {
+        // Text is read in place as UTF-8; SQL_ASCII would store any bytes at all.
+        let name = "latin_\(UUID().uuidString.prefix(8).lowercased())"
+        try connection.unsafeExecuteScript("create database \(name) encoding 'SQL_ASCII' locale 'C' template template0")
+        defer { try? connection.unsafeExecuteScript("drop database \(name)") }
+        do {
+            _ = try PostgresConnection(configuration: TestDatabase.adminConfiguration(database: name))
+            Issue.record("connected to a SQL_ASCII database")
+        } catch let error as PostgresError {
+            #expect(error.kind == .connection)
+            #expect(error.message.contains("SQL_ASCII"), "\(error.message)")
+        }
+    }
 }

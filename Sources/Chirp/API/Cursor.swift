@@ -2,15 +2,17 @@ import Foundation
 import HTTP
 import Postgres
 
-/// Opaque, tamper-evident list cursors: a small binary position, MAC'd with a key derived
-/// from the service secret and bound to the list it came from (its scope), then base64url.
+/// Opaque, tamper-evident list cursors: a small binary position, MAC'd (keyed BLAKE2b) with a
+/// key derived from the service secret and bound to the list it came from (its scope), then
+/// base64url.
 /// A forged, garbled or foreign cursor is a 400 `invalid_cursor`, never a wrong page.
 struct CursorCodec: Sendable {
-    private let key: HMACKey
+    private let key: [UInt8]
     private static let macLength = 16
 
     init(secret: [UInt8]) {
-        key = HMACKey(HMAC.sha256(key: secret, message: Array("chirp list cursors v1".utf8)))
+        // v2: the MAC became BLAKE2b; a cursor made before no longer verifies.
+        key = HMAC.sha256(key: secret, message: Array("chirp list cursors v2".utf8))
     }
 
     func encode(_ payload: [UInt8], scope: String) -> String {
@@ -27,7 +29,7 @@ struct CursorCodec: Sendable {
     }
 
     private func mac(_ payload: [UInt8], scope: String) -> [UInt8] {
-        Array(key.authenticate(Array(scope.utf8), [0], payload).prefix(Self.macLength))
+        BLAKE2b.mac(key: key, message: Array(scope.utf8) + [0] + payload, length: Self.macLength)
     }
 
     static let invalid = HTTPError.badRequest(code: "invalid_cursor", detail: "cursor is malformed or expired")

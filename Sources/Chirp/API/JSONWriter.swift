@@ -88,6 +88,15 @@ struct JSONWriter: ~Copyable {
         }
     }
 
+    /// Text straight from a result's bytes, with no `String` between.
+    mutating func string(_ value: PostgresText) {
+        separate()
+        value.withUTF8 { utf8 in
+            let out = reserve(JSONText.maximumQuotedLength(utf8.count))
+            count += JSONText.writeQuoted(utf8, into: out)
+        }
+    }
+
     /// A UUID in its lowercase canonical form, written without an intermediate `String`.
     mutating func uuid(_ value: UUID) {
         separate()

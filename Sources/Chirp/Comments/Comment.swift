@@ -8,7 +8,7 @@ struct Comment: JSONWritable {
     var postId: UUID
     var parentId: UUID?
     var author: Author
-    var body: String
+    var body: PostgresText
     var createdAt: PostgresTimestamp
     var replyCount: Int
 
@@ -22,7 +22,7 @@ struct Comment: JSONWritable {
 
     init(row: PostgresRow) throws {
         let (id, postId, parentId, body, createdAt, replyCount, authorID, username, displayName) = try row.decode(
-            (UUID, UUID, UUID?, String, PostgresTimestamp, Int, UUID, String, String).self)
+            (UUID, UUID, UUID?, PostgresText, PostgresTimestamp, Int, UUID, PostgresText, PostgresText).self)
         self.id = id
         self.postId = postId
         self.parentId = parentId

@@ -4,8 +4,8 @@ import Postgres
 /// The author of a post or comment, as lists show them.
 struct Author: JSONWritable {
     var id: UUID
-    var username: String
-    var displayName: String
+    var username: PostgresText
+    var displayName: PostgresText
 
     func write(to json: inout JSONWriter) {
         json.beginObject()
@@ -20,7 +20,7 @@ struct Author: JSONWritable {
 struct Post: JSONWritable {
     var id: UUID
     var author: Author
-    var body: String
+    var body: PostgresText
     var createdAt: PostgresTimestamp
     var likeCount: Int
     var commentCount: Int
@@ -41,7 +41,7 @@ struct Post: JSONWritable {
     /// Reads `columns`, which start at column `first` of the row.
     init(row: PostgresRow, startingAt first: Int) throws {
         let (id, body, createdAt, likeCount, commentCount, authorID, username, displayName, likedByMe) = try row.decode(
-            (UUID, String, PostgresTimestamp, Int, Int, UUID, String, String, Bool).self, startingAt: first)
+            (UUID, PostgresText, PostgresTimestamp, Int, Int, UUID, PostgresText, PostgresText, Bool).self, startingAt: first)
         self.id = id
         self.body = body
         self.createdAt = createdAt

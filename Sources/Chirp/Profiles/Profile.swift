@@ -4,9 +4,9 @@ import Postgres
 /// A user as the API shows them.
 struct Profile: JSONWritable {
     var id: UUID
-    var username: String
-    var displayName: String
-    var bio: String
+    var username: PostgresText
+    var displayName: PostgresText
+    var bio: PostgresText
     var followerCount: Int
     var followingCount: Int
     var postCount: Int
@@ -21,7 +21,7 @@ struct Profile: JSONWritable {
 
     init(row: PostgresRow) throws {
         (id, username, displayName, bio, followerCount, followingCount, postCount, followedByMe) = try row.decode(
-            (UUID, String, String, String, Int, Int, Int, Bool).self)
+            (UUID, PostgresText, PostgresText, PostgresText, Int, Int, Int, Bool).self)
     }
 
     func write(to json: inout JSONWriter) {
