@@ -30,12 +30,6 @@ public struct PostgresText: @unchecked Sendable, CustomStringConvertible {
     public var description: String { string }
 }
 
-extension PostgresText: Equatable {
-    public static func == (left: PostgresText, right: PostgresText) -> Bool {
-        left.withUTF8 { a in right.withUTF8 { b in a.elementsEqual(b) } }
-    }
-}
-
 extension PostgresText: PostgresDecodable {
     public static func decode(_ text: UnsafeRawBufferPointer, type: PostgresType, from result: PostgresResult) throws -> PostgresText {
         switch type {

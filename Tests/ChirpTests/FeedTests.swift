@@ -21,7 +21,8 @@ import Testing
                 #expect(page.json["nextCursor"].isNull)
                 return ids
             }
-            cursor = try #require(page.json["nextCursor"].string)
+            let next: String = try #require(page.json["nextCursor"].string)
+            cursor = next
         }
         Issue.record("paging did not end")
         return ids

@@ -13,8 +13,8 @@ enum HMAC {
 }
 
 /// An HMAC-SHA256 key made ready once: its inner and outer padded blocks are hashed when the
-/// key is made, so each MAC (a cursor per page, a token per request) hashes only its message,
-/// two compressions instead of four.
+/// key is made, so each MAC (an access token's, checked on every signed-in request) hashes
+/// only its message, two compressions instead of four.
 struct HMACKey: @unchecked Sendable {
     /// Immutable after `init` and copied per MAC, so sharing it across threads is safe.
     private let prepared: crypto_auth_hmacsha256_state
