@@ -24,9 +24,11 @@ import Testing
     @Test func oneConnectionServesConcurrentCallersInTurn() async throws {
         let loop = try EventLoop()
         defer { loop.stop() }
+        // A long timeout: these callers and the holder run on the cooperative pool, which the
+        // blocking suites beside this one can stall for many seconds on a loaded machine.
         let pool = PostgresPool(
             configuration: try TestDatabase.adminConfiguration(),
-            pool: .init(maxConnections: 1, leaseTimeout: .seconds(10)), eventLoop: loop)
+            pool: .init(maxConnections: 1, leaseTimeout: .seconds(50)), eventLoop: loop)
         let owner = owner
         let started = ContinuousClock.now
         let answers = try await withThrowingTaskGroup(of: Int.self) { group in
@@ -109,7 +111,8 @@ import Testing
             configuration: try TestDatabase.adminConfiguration(),
             pool: .init(maxConnections: 1, leaseTimeout: .milliseconds(400)), eventLoop: loop)
         let owner = owner
-        let holder = Task { try await pool.execute(as: owner, ["select pg_sleep(3)"]) }
+        // Held well past both deadlines, even if a loaded machine delays the second caller.
+        let holder = Task { try await pool.execute(as: owner, ["select pg_sleep(6)"]) }
         #expect(await eventually { pool.statistics.inUse == 1 })
 
         let started = ContinuousClock.now
