@@ -76,15 +76,20 @@ extension PostgresConnection {
             return values.withUnsafeBufferPointer { pointers in
                 if let name {
                     PQsendQueryPrepared(
-                        handle, name, Int32(values.count), pointers.baseAddress, nil, nil, 0)
+                        handle, name, Int32(values.count), pointers.baseAddress, nil, nil, binaryResults)
                 } else {
                     PQsendQueryParams(
-                        handle, query.sql, Int32(values.count), nil, pointers.baseAddress, nil, nil, 0)
+                        handle, query.sql, Int32(values.count), nil, pointers.baseAddress, nil, nil, binaryResults)
                 }
             }
         }
         guard sent == 1 else { throw connectionError() }
     }
+
+    /// Results come back in binary (libpq's `resultFormat` 1): the server sends each value's
+    /// binary form instead of printing it, and decoding reads it without parsing. Parameters
+    /// still go as text, which every type accepts.
+    private var binaryResults: Int32 { 1 }
 
     /// Reads the results of a sent pipeline, in order, up to its sync, waiting for them. Throws
     /// the first error after the whole pipeline has been drained, so the connection stays usable.

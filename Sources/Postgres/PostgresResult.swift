@@ -13,10 +13,15 @@ public final class PostgresResult: @unchecked Sendable {
         Int(String(cString: PQcmdTuples(handle))) ?? 0
     }
 
+    /// Whether values are in binary format, as every statement asks (libpq gives one format
+    /// to all of a result's columns); a text result has no rows to decode.
+    private let isBinary: Bool
+
     init(taking handle: OpaquePointer) {
         self.handle = handle
         rowCount = Int(PQntuples(handle))
         columnCount = Int(PQnfields(handle))
+        isBinary = columnCount > 0 && PQfformat(handle, 0) == 1
     }
 
     deinit { PQclear(handle) }
@@ -51,6 +56,9 @@ public final class PostgresResult: @unchecked Sendable {
         }
         guard row >= 0, row < rowCount else {
             throw PostgresError(.decoding, message: "no row \(row) (result has \(rowCount))")
+        }
+        guard isBinary else {
+            throw PostgresError(.decoding, message: "values in text format cannot be decoded")
         }
         let length = Int(PQgetlength(handle, Int32(row), Int32(column)))
         // SQL NULL reads as an empty value, so only an empty one needs asking.

@@ -1,6 +1,6 @@
-/// A text column's value left where libpq put it: the bytes stay in their result, which this
-/// keeps alive, until they are written out. A page of rows then makes no `String` for each
-/// body and name only to copy it into a response.
+/// A text column's value left where libpq put it (a text value's binary form is its bytes):
+/// the bytes stay in their result, which this keeps alive, until they are written out. A page
+/// of rows then makes no `String` for each body and name only to copy it into a response.
 ///
 /// The bytes are UTF-8: the connection asks for UTF-8 (`client_encoding`) and refuses a
 /// database in any other encoding (`PostgresConnection.init`), and PostgreSQL validates
@@ -31,15 +31,15 @@ public struct PostgresText: @unchecked Sendable, CustomStringConvertible {
 }
 
 extension PostgresText: PostgresDecodable {
-    public static func decode(_ text: UnsafeRawBufferPointer, type: PostgresType, from result: PostgresResult) throws -> PostgresText {
+    public static func decode(_ value: UnsafeRawBufferPointer, type: PostgresType, from result: PostgresResult) throws -> PostgresText {
         switch type {
-        case .text, .varchar, .bpchar, .name, .unknown: return PostgresText(text, in: result)
+        case .text, .varchar, .bpchar, .name, .unknown: return PostgresText(value, in: result)
         default: throw mismatch(type)
         }
     }
 
     /// Text is read in place, so only from a result.
-    public static func decode(_ text: UnsafeRawBufferPointer, type: PostgresType) throws -> PostgresText {
+    public static func decode(_ value: UnsafeRawBufferPointer, type: PostgresType) throws -> PostgresText {
         throw PostgresError(.decoding, message: "PostgresText is read only in place, from a result")
     }
 }

@@ -78,42 +78,6 @@ public struct PostgresTimestamp: Hashable, Comparable, Sendable, PostgresEncodab
         put(UInt8(ascii: "Z"))
         return written
     }
-
-    /// Parses the server's ISO output, e.g. `2026-11-30 10:53:13.123456+00` or `…+05:30`.
-    init?(postgresText text: UnsafeRawBufferPointer) {
-        var scanner = DigitScanner(text)
-        guard let year = scanner.number(digits: 4), scanner.skip("-"),
-              let month = scanner.number(digits: 2), scanner.skip("-"),
-              let day = scanner.number(digits: 2), scanner.skip(" ") || scanner.skip("T"),
-              let hour = scanner.number(digits: 2), scanner.skip(":"),
-              let minute = scanner.number(digits: 2), scanner.skip(":"),
-              let second = scanner.number(digits: 2),
-              (1...12).contains(month), (1...31).contains(day), hour < 24, minute < 60, second < 61
-        else { return nil }
-        var micros: Int64 = 0
-        if scanner.skip(".") {
-            var scale: Int64 = 100_000
-            while let digit = scanner.digit() {
-                micros += Int64(digit) * scale
-                scale /= 10
-            }
-        }
-        var offsetSeconds: Int64 = 0
-        if scanner.peek("+") || scanner.peek("-") {
-            let sign: Int64 = scanner.skip("-") ? -1 : { _ = scanner.skip("+"); return 1 }()
-            guard let hours = scanner.number(digits: 2) else { return nil }
-            var offset = hours * 3600
-            if scanner.skip(":"), let minutes = scanner.number(digits: 2) { offset += minutes * 60 }
-            if scanner.skip(":"), let seconds = scanner.number(digits: 2) { offset += seconds }
-            offsetSeconds = sign * offset
-        } else if !scanner.skip("Z") {
-            return nil
-        }
-        guard scanner.atEnd else { return nil }
-        let days = daysSinceEpoch(year: year, month: month, day: day)
-        let secondsOfDay = hour * 3600 + minute * 60 + second - offsetSeconds
-        microsecondsSinceEpoch = (days * 86_400 + secondsOfDay) * 1_000_000 + micros
-    }
 }
 
 private extension Int64 {
@@ -124,16 +88,7 @@ private extension Int64 {
     }
 }
 
-/// Days from 1970-01-01 in the proleptic Gregorian calendar (H. Hinnant's algorithm).
-private func daysSinceEpoch(year: Int64, month: Int64, day: Int64) -> Int64 {
-    let y = month <= 2 ? year - 1 : year
-    let era = (y >= 0 ? y : y - 399) / 400
-    let yearOfEra = y - era * 400
-    let dayOfYear = (153 * (month + (month > 2 ? -3 : 9)) + 2) / 5 + day - 1
-    let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
-    return era * 146_097 + dayOfEra - 719_468
-}
-
+/// The proleptic Gregorian date of a day counted from 1970-01-01 (H. Hinnant's algorithm).
 private func civilDate(fromDaysSinceEpoch days: Int64) -> (Int64, Int64, Int64) {
     let z = days + 719_468
     let era = (z >= 0 ? z : z - 146_096) / 146_097
@@ -144,41 +99,4 @@ private func civilDate(fromDaysSinceEpoch days: Int64) -> (Int64, Int64, Int64) 
     let day = dayOfYear - (153 * mp + 2) / 5 + 1
     let month = mp < 10 ? mp + 3 : mp - 9
     return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
-}
-
-/// A cursor over ASCII bytes for the fixed-format parsers in this module.
-struct DigitScanner {
-    private let bytes: UnsafeRawBufferPointer
-    private var index = 0
-
-    init(_ bytes: UnsafeRawBufferPointer) { self.bytes = bytes }
-
-    var atEnd: Bool { index == bytes.count }
-
-    mutating func digit() -> Int64? {
-        guard index < bytes.count else { return nil }
-        let value = bytes[index] &- 48
-        guard value < 10 else { return nil }
-        index += 1
-        return Int64(value)
-    }
-
-    mutating func number(digits: Int) -> Int64? {
-        var value: Int64 = 0
-        for _ in 0..<digits {
-            guard let digit = digit() else { return nil }
-            value = value * 10 + digit
-        }
-        return value
-    }
-
-    func peek(_ character: Unicode.Scalar) -> Bool {
-        index < bytes.count && UInt32(bytes[index]) == character.value
-    }
-
-    mutating func skip(_ character: Unicode.Scalar) -> Bool {
-        guard peek(character) else { return false }
-        index += 1
-        return true
-    }
 }

@@ -79,4 +79,71 @@ import Testing
             #expect(error.message.contains("SQL_ASCII"), "\(error.message)")
         }
     }
+
+    // Values arrive in binary; each type's binary form, read back against what the server says.
+
+    @Test func integersOfEveryWidthDecodeFromBinary() throws {
+        let row = try #require(try connection.query(
+            "select (-32768)::int2, (-2147483648)::int4, 2147483647::int4, 4294967295::oid, (-1)::int8").first)
+        let (small, low, high, oid, minusOne) = try row.decode((Int, Int32, Int32, Int64, Int64).self)
+        #expect(small == -32768 && low == .min && high == .max && oid == 4_294_967_295 && minusOne == -1)
+    }
+
+    @Test func floatsAndNumericsDecodeAsDoubles() throws {
+        let row = try #require(try connection.query("""
+            select 1.5::float8, 0.25::float4, 12345.678::numeric, (-0.001)::numeric, 0::numeric,
+                   1e20::numeric, 'NaN'::numeric, 'Infinity'::numeric, 7::int4
+            """).first)
+        let values = try (0..<9).map { try row.decode(Double.self, at: $0) }
+        #expect(Array(values[0...5]) == [1.5, 0.25, 12345.678, -0.001, 0, 1e20])
+        #expect(values[6].isNaN)
+        #expect(values[7] == .infinity)
+        #expect(values[8] == 7)
+    }
+
+    @Test func booleansUUIDsBytesAndJSONDecodeFromBinary() throws {
+        let id = try #require(UUID(uuidString: "6F9619FF-8B86-D011-B42D-00CF4FC964FF"))
+        let row = try #require(try connection.query("""
+            select true, false, \(id)::uuid, '\\x00ff10'::bytea, ''::bytea, '{"a": [1, "é"]}'::jsonb, '{"b" : 2}'::json
+            """).first)
+        let (yes, no, decodedID, bytes, empty, jsonb, json) = try row.decode(
+            (Bool, Bool, UUID, PostgresBytes, PostgresBytes, String, PostgresJSON).self)
+        #expect(yes && !no)
+        #expect(decodedID == id)
+        #expect(bytes.bytes == [0x00, 0xff, 0x10] && empty.bytes.isEmpty)
+        #expect(jsonb == #"{"a": [1, "é"]}"#)
+        #expect(json.text == #"{"b" : 2}"#)
+    }
+
+    @Test func timestampsDecodeToTheMicrosecond() throws {
+        let row = try #require(try connection.query("""
+            select '2000-01-01 00:00:00+00'::timestamptz, '1969-12-31 23:59:59.999999+00'::timestamptz,
+                   '2026-11-30 10:53:13.123456+05:30'::timestamptz, '1900-03-01 12:00:00+00'::timestamptz
+            """).first)
+        let values = try (0..<4).map { try row.decode(PostgresTimestamp.self, at: $0).microsecondsSinceEpoch }
+        #expect(values == [946_684_800_000_000, -1, 1_796_016_193_123_456, -2_203_848_000_000_000])
+        #expect(try decodingFails("select 'infinity'::timestamptz", as: PostgresTimestamp.self)?.kind == .decoding)
+        #expect(try decodingFails("select '-infinity'::timestamptz", as: Date.self)?.kind == .decoding)
+    }
+
+    @Test func valuesOfTheWrongSizeThrow() throws {
+        func fails<T: PostgresDecodable>(_ bytes: [UInt8], as _: T.Type, type: PostgresType) -> Bool {
+            bytes.withUnsafeBytes { value in
+                do {
+                    _ = try T.decode(value, type: type)
+                    return false
+                } catch {
+                    return (error as? PostgresError)?.kind == .decoding
+                }
+            }
+        }
+        #expect(fails([0, 0, 1], as: Int64.self, type: .int8))
+        #expect(fails([0, 1], as: Int64.self, type: .int4))
+        #expect(fails([1, 2, 3], as: UUID.self, type: .uuid))
+        #expect(fails([0, 0, 0, 0], as: PostgresTimestamp.self, type: .timestamptz))
+        #expect(fails([2], as: Bool.self, type: .bool))
+        #expect(fails([0, 0], as: Double.self, type: .float8))
+        #expect(fails([0, 1, 0, 0, 0, 0, 0, 0], as: Double.self, type: .numeric))  // one digit promised, none sent
+        #expect(fails([2, 123], as: String.self, type: .jsonb))  // an unknown jsonb format version
+    }
 }
