@@ -36,8 +36,18 @@ public final class EventLoop: TaskExecutor, @unchecked Sendable {
     private let running = Atomic<Bool>(true)
     private var thread: pthread_t?
 
+    /// What a ready socket does: call its watcher's handler, every time, or resume the one
+    /// task waiting for it (`ready`), once.
+    private enum Watcher {
+        case repeating((UInt32) -> Void)
+        case waiting(UnsafeContinuation<Void, any Error>)
+    }
+
     // Loop thread only.
-    private var readiness: [Int32: (UInt32) -> Void] = [:]
+    /// Indexed by descriptor: descriptors are small and reused, so each event finds its
+    /// watcher with an array load rather than a hash, and a wait stores its continuation
+    /// without a closure around it.
+    private var watchers: [Watcher?] = []
     /// Lines not written yet, and where they go (see `EventLoop+BatchedOutput`).
     var pendingOutput: [UInt8] = []
     var pendingDescriptor: Int32 = 2
@@ -155,30 +165,43 @@ public final class EventLoop: TaskExecutor, @unchecked Sendable {
         guard epoll_ctl(epoll, EPOLL_CTL_ADD, socket, &event) == 0 else {
             throw EventLoopError(operation: "epoll_ctl", code: errno)
         }
-        readiness[socket] = handler
+        setWatcher(.repeating(handler), for: socket)
     }
 
     /// Loop thread only.
     public func unwatch(_ socket: Int32) {
-        guard readiness.removeValue(forKey: socket) != nil else { return }
+        guard watcher(for: socket) != nil else { return }
+        setWatcher(nil, for: socket)
         var event = epoll_event()
         _ = epoll_ctl(epoll, EPOLL_CTL_DEL, socket, &event)
     }
 
-    /// Calls `handler` once, when `socket` is next ready for `events` (or has failed). The
-    /// socket stays registered, disarmed, until it is closed, which takes it out of epoll; a
-    /// later socket with the same number is registered afresh. Loop thread only.
-    public func once(_ socket: Int32, events: UInt32, handler: @escaping (UInt32) -> Void) throws(EventLoopError) {
+    /// Resumes `continuation` once, when `socket` is next ready for `events` (or has failed).
+    /// The socket stays registered, disarmed, until it is closed, which takes it out of epoll;
+    /// a later socket with the same number is registered afresh. Loop thread only.
+    private func arm(_ socket: Int32, events: UInt32, _ continuation: UnsafeContinuation<Void, any Error>) {
         var event = epoll_event(events: events | EPOLLONESHOT.rawValue, data: epoll_data_t(fd: socket))
         if epoll_ctl(epoll, EPOLL_CTL_MOD, socket, &event) != 0 {
             guard errno == ENOENT, epoll_ctl(epoll, EPOLL_CTL_ADD, socket, &event) == 0 else {
-                throw EventLoopError(operation: "epoll_ctl", code: errno)
+                continuation.resume(throwing: EventLoopError(operation: "epoll_ctl", code: errno))
+                return
             }
         }
-        readiness[socket] = { [weak self] events in
-            self?.readiness[socket] = nil
-            handler(events)
+        setWatcher(.waiting(continuation), for: socket)
+    }
+
+    private func watcher(for socket: Int32) -> Watcher? {
+        let index = Int(socket)
+        return watchers.indices.contains(index) ? watchers[index] : nil
+    }
+
+    private func setWatcher(_ watcher: Watcher?, for socket: Int32) {
+        let index = Int(socket)
+        if index >= watchers.count {
+            guard watcher != nil else { return }
+            watchers.append(contentsOf: repeatElement(nil, count: index + 1 - watchers.count))
         }
+        watchers[index] = watcher
     }
 
     /// Timers set and not fired yet. Loop thread only.
@@ -197,14 +220,11 @@ public final class EventLoop: TaskExecutor, @unchecked Sendable {
     public func ready(_ socket: Int32, for readiness: Readiness) async throws {
         let events = readiness.epollEvents
         try await withUnsafeThrowingContinuation { (continuation: UnsafeContinuation<Void, any Error>) in
-            let arm: @Sendable () -> Void = {
-                do {
-                    try self.once(socket, events: events) { _ in continuation.resume() }
-                } catch {
-                    continuation.resume(throwing: error)
-                }
+            if inLoop {
+                arm(socket, events: events, continuation)
+            } else {
+                execute { self.arm(socket, events: events, continuation) }
             }
-            if inLoop { arm() } else { execute(arm) }
         }
     }
 
@@ -223,15 +243,14 @@ public final class EventLoop: TaskExecutor, @unchecked Sendable {
         defer { pthread_setspecific(Self.currentKey, nil) }
         let executor = asUnownedTaskExecutor()
         var events = [epoll_event](repeating: epoll_event(), count: 128)
+        // The queue and this batch trade places each round, so both keep their capacity and
+        // queuing a job does not allocate.
+        var batch: [Work] = []
         while running.load(ordering: .acquiring) {
             // Work queued by work runs in the same turn, but only for a few rounds: sockets and
             // timers get their turn even if tasks keep queuing more.
             for _ in 0..<4 {
-                let batch = queue.withLock { queue -> [Work] in
-                    var taken: [Work] = []
-                    swap(&taken, &queue)
-                    return taken
-                }
+                queue.withLock { swap(&batch, &$0) }
                 if batch.isEmpty { break }
                 for work in batch {
                     switch work {
@@ -239,6 +258,7 @@ public final class EventLoop: TaskExecutor, @unchecked Sendable {
                     case .closure(let closure): closure()
                     }
                 }
+                batch.removeAll(keepingCapacity: true)
             }
             let timeout = queue.withLock { $0.isEmpty } ? waitMilliseconds() : 0
             func wait(_ milliseconds: Int32) -> Int32 {
@@ -261,8 +281,16 @@ public final class EventLoop: TaskExecutor, @unchecked Sendable {
                     if socket == wakeup {
                         var value: UInt64 = 0
                         _ = read(wakeup, &value, 8)
-                    } else if let handler = readiness[socket] {
-                        handler(event.events)
+                    } else {
+                        switch watcher(for: socket) {
+                        case .repeating(let handler):
+                            handler(event.events)
+                        case .waiting(let continuation):
+                            setWatcher(nil, for: socket)
+                            continuation.resume()
+                        case nil:
+                            break
+                        }
                     }
                 }
             }

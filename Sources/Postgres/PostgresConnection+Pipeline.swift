@@ -57,29 +57,29 @@ extension PostgresConnection {
     private func send(_ query: PostgresQuery, statement name: String?) throws {
         // Every value in one buffer, each ended by a NUL, rather than a C string apiece: libpq
         // copies them into its output buffer before the call returns.
-        var text: [UInt8] = []
-        text.reserveCapacity(query.bindings.reduce(0) { $0 + ($1?.utf8.count ?? 0) + 1 })
-        var starts: [Int?] = []
-        starts.reserveCapacity(query.bindings.count)
-        for binding in query.bindings {
-            guard let binding else {
-                starts.append(nil)
-                continue
-            }
-            starts.append(text.count)
-            text.append(contentsOf: binding.utf8)
-            text.append(0)
+        parameterText.removeAll(keepingCapacity: true)
+        for case let binding? in query.bindings {
+            parameterText.append(contentsOf: binding.utf8)
+            parameterText.append(0)
         }
-        let sent = text.withUnsafeBytes { bytes in
-            let base = bytes.baseAddress?.assumingMemoryBound(to: CChar.self)
-            let values: [UnsafePointer<CChar>?] = starts.map { start in start.flatMap { base?.advanced(by: $0) } }
-            return values.withUnsafeBufferPointer { pointers in
-                if let name {
+        let count = query.bindings.count
+        let sent = parameterText.withUnsafeBytes { text in
+            withUnsafeTemporaryAllocation(of: UnsafePointer<CChar>?.self, capacity: count) { values in
+                var offset = 0
+                for (index, binding) in query.bindings.enumerated() {
+                    guard let binding, let base = text.baseAddress else {
+                        values[index] = nil
+                        continue
+                    }
+                    values[index] = (base + offset).assumingMemoryBound(to: CChar.self)
+                    offset += binding.utf8.count + 1
+                }
+                return if let name {
                     PQsendQueryPrepared(
-                        handle, name, Int32(values.count), pointers.baseAddress, nil, nil, binaryResults)
+                        handle, name, Int32(count), values.baseAddress, nil, nil, binaryResults)
                 } else {
                     PQsendQueryParams(
-                        handle, query.sql, Int32(values.count), nil, pointers.baseAddress, nil, nil, binaryResults)
+                        handle, query.sql, Int32(count), nil, values.baseAddress, nil, nil, binaryResults)
                 }
             }
         }

@@ -13,6 +13,9 @@ public final class PostgresConnection: @unchecked Sendable {
     var preparedStatements: [String: String] = [:]
     /// Set when the protocol state is unknown (a send or read failed half-way).
     var isBroken = false
+    /// The parameters of the statement being sent, each ended by a NUL; kept between
+    /// statements so that sending one does not allocate.
+    var parameterText: [UInt8] = []
     /// Beyond this many distinct statements, new ones run unnamed instead of growing the cache.
     static let preparedStatementLimit = 512
 
