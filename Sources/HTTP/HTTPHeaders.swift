@@ -11,6 +11,11 @@ public struct HTTPHeaders: Sendable, Sequence, ExpressibleByDictionaryLiteral {
         fields = pairs.map { (name: $0.0, value: $0.1) }
     }
 
+    /// Room for `count` fields in all, so that adding them one by one allocates once.
+    public mutating func reserveCapacity(_ count: Int) {
+        fields.reserveCapacity(count)
+    }
+
     public init(dictionaryLiteral elements: (String, String)...) {
         self.init(elements)
     }

@@ -16,7 +16,15 @@ public struct HTTPResponse: Sendable {
 
     /// A JSON body, already encoded.
     public static func json(_ status: Int, _ body: [UInt8]) -> HTTPResponse {
-        HTTPResponse(status: status, headers: ["Content-Type": "application/json; charset=utf-8"], body: body)
+        HTTPResponse(status: status, headers: contentType("application/json; charset=utf-8"), body: body)
+    }
+
+    /// With room for the few fields the middleware adds on the way out (ETag, request id).
+    private static func contentType(_ value: String) -> HTTPHeaders {
+        var headers = HTTPHeaders()
+        headers.reserveCapacity(4)
+        headers.add("Content-Type", value)
+        return headers
     }
 
     /// A plain-text body, or another textual type such as the Prometheus exposition format.
@@ -25,7 +33,7 @@ public struct HTTPResponse: Sendable {
         _ text: String,
         contentType: String = "text/plain; charset=utf-8"
     ) -> HTTPResponse {
-        HTTPResponse(status: status, headers: ["Content-Type": contentType], body: Array(text.utf8))
+        HTTPResponse(status: status, headers: Self.contentType(contentType), body: Array(text.utf8))
     }
 
     /// A response without a body, such as 204 or 304.

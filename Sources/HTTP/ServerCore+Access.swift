@@ -183,7 +183,8 @@ extension ServerCore {
         guard let made else { return .NO }
         defer { MHD_destroy_response(made) }
         for (name, value) in response.headers where Self.isSendable(name: name, value: value) {
-            _ = MHD_add_response_header(made, name, value)
+            // Explicit `withCString`: passing a short `String` itself would copy it to the heap.
+            _ = name.withCString { name in value.withCString { value in MHD_add_response_header(made, name, value) } }
         }
         if draining.load(ordering: .relaxed) {
             _ = MHD_add_response_header(made, "Connection", "close")
@@ -230,6 +231,7 @@ extension ServerCore {
 
     static func requestHeaders(_ connection: OpaquePointer) -> HTTPHeaders {
         var headers = HTTPHeaders()
+        headers.reserveCapacity(8)  // a typical client's request head, in one allocation
         withUnsafeMutablePointer(to: &headers) { pointer in
             _ = MHD_get_connection_values_n(connection, .HEADER_KIND, MHDCallbacks.collectHeader, pointer)
         }

@@ -25,6 +25,8 @@ extension PostgresConnection {
     func sendPipeline(_ queries: [PostgresQuery]) throws -> PendingPipeline {
         guard PQenterPipelineMode(handle) == 1 else { throw connectionError() }
         var pending = PendingPipeline()
+        pending.steps.reserveCapacity(queries.count)
+        pending.results.reserveCapacity(queries.count)
         var preparing: [String: String] = [:]
         do {
             for query in queries {
@@ -74,9 +76,12 @@ extension PostgresConnection {
                     values[index] = (base + offset).assumingMemoryBound(to: CChar.self)
                     offset += binding.utf8.count + 1
                 }
+                // `withCString` passes a short name from the stack; handing libpq the `String`
+                // itself would copy it into a new array first.
                 return if let name {
-                    PQsendQueryPrepared(
-                        handle, name, Int32(count), values.baseAddress, nil, nil, binaryResults)
+                    name.withCString { name in
+                        PQsendQueryPrepared(handle, name, Int32(count), values.baseAddress, nil, nil, binaryResults)
+                    }
                 } else {
                     PQsendQueryParams(
                         handle, query.sql, Int32(count), nil, values.baseAddress, nil, nil, binaryResults)
