@@ -1,7 +1,8 @@
 /// One page of a cursor list: `{items, nextCursor, hasMore}`, plus `headCursor` and `gap`
 /// on feeds.
 struct CursorPage<Item: JSONWritable>: JSONWritable {
-    var items: [Item]
+    /// A slice of the fetched rows, so that dropping the one past the page copies nothing.
+    var items: ArraySlice<Item>
     var nextCursor: String?
     var hasMore: Bool
     var headCursor: String?? = .none

@@ -58,7 +58,7 @@ struct JSONWriter: ~Copyable {
     }
 
     /// An array of values that write themselves.
-    mutating func array(_ items: [some JSONWritable]) {
+    mutating func array<Items: Sequence>(_ items: Items) where Items.Element: JSONWritable {
         beginArray()
         for item in items { item.write(to: &self) }
         endArray()

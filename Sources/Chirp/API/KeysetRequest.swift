@@ -32,6 +32,6 @@ struct KeysetRequest {
         let next = hasMore
             ? items.last.map { ListCursor(position: position($0), floor: nil).encode(with: cursors, scope: scope) }
             : nil
-        return CursorPage(items: Array(items), nextCursor: next, hasMore: hasMore)
+        return CursorPage(items: items, nextCursor: next, hasMore: hasMore)
     }
 }

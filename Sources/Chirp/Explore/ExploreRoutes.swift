@@ -35,7 +35,7 @@ struct ExploreRoutes: Sendable {
         }
         let (items, hasMore) = ranked.page(limit: limit)
         let next = hasMore ? items.last?.cursor.encode(with: services.cursors) : nil
-        return respond(200, CursorPage(items: items.map(\.post), nextCursor: next, hasMore: hasMore))
+        return respond(200, CursorPage(items: ArraySlice(items.map(\.post)), nextCursor: next, hasMore: hasMore))
     }
 
     /// The current snapshot (made if needed), then its first ranks.

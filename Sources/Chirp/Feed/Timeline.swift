@@ -96,7 +96,7 @@ struct TimelineRequest {
         let next = hasMore ? items.last.map {
             ListCursor(position: $0.position, floor: floor).encode(with: cursors, scope: source.scope)
         } : nil
-        var page = CursorPage(items: Array(items), nextCursor: next, hasMore: hasMore)
+        var page = CursorPage(items: items, nextCursor: next, hasMore: hasMore)
         if let since {
             // Newer items than the old head: the new head is the newest of them, or the old
             // head again when nothing is new. More than a page of them leaves a gap, which
