@@ -98,6 +98,38 @@ import Testing
         #expect(result.byte == 0x2A)
     }
 
+    @Test func readinessWaitsFromOffTheLoopResumeOnceEachAndBadSocketsThrow() async throws {
+        let loop = try EventLoop()
+        defer { loop.stop() }
+        var sockets: [Int32] = [0, 0]
+        try #require(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &sockets) == 0)
+        let (reader, writer) = (sockets[0], sockets[1])
+        defer {
+            close(reader)
+            close(writer)
+        }
+        // Waits armed from a thread that is not the loop's, on the same socket in turn: the
+        // first arms it afresh, the second re-arms it.
+        for value: UInt8 in [1, 2] {
+            let resumed = Flag()
+            let task = Task.detached { () -> UInt8 in
+                try await loop.ready(reader, for: .readable)
+                resumed.set()
+                var byte: UInt8 = 0
+                _ = read(reader, &byte, 1)
+                return byte
+            }
+            try await Task.sleep(for: .milliseconds(50))
+            #expect(!resumed.isSet)
+            var byte = value
+            #expect(write(writer, &byte, 1) == 1)
+            #expect(await eventually { resumed.isSet })
+            guard resumed.isSet else { return }
+            #expect(try await task.value == value)
+        }
+        await #expect(throws: EventLoopError.self) { try await loop.ready(-1, for: .readable) }
+    }
+
     @Test func stopRunsWorkAlreadyQueuedAndReturns() throws {
         let loop = try EventLoop()
         let ran = Recorded<Int>()
