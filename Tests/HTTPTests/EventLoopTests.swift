@@ -67,13 +67,9 @@ import Testing
     @Test func aTaskPreferringTheLoopStaysOnItAcrossAReadinessWait() async throws {
         let loop = try EventLoop()
         defer { loop.stop() }
-        var sockets: [Int32] = [0, 0]
-        try #require(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &sockets) == 0)
-        let (reader, writer) = (sockets[0], sockets[1])
-        defer {
-            close(reader)
-            close(writer)
-        }
+        let sockets = try SocketPair()
+        defer { sockets.close() }
+        let (reader, writer) = (sockets.reader, sockets.writer)
         let resumed = Flag()
         let task = Task(executorPreference: loop) { () -> (before: Bool, after: Bool, byte: UInt8) in
             let before = EventLoop.current === loop
@@ -101,13 +97,9 @@ import Testing
     @Test func readinessWaitsFromOffTheLoopResumeOnceEachAndBadSocketsThrow() async throws {
         let loop = try EventLoop()
         defer { loop.stop() }
-        var sockets: [Int32] = [0, 0]
-        try #require(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &sockets) == 0)
-        let (reader, writer) = (sockets[0], sockets[1])
-        defer {
-            close(reader)
-            close(writer)
-        }
+        let sockets = try SocketPair()
+        defer { sockets.close() }
+        let (reader, writer) = (sockets.reader, sockets.writer)
         // Waits armed from a thread that is not the loop's, on the same socket in turn: the
         // first arms it afresh, the second re-arms it.
         for value: UInt8 in [1, 2] {
@@ -198,6 +190,23 @@ private final class Recorded<Value: Sendable>: Sendable {
     private let values = Mutex<[Value]>([])
     func append(_ value: Value) { values.withLock { $0.append(value) } }
     var all: [Value] { values.withLock { $0 } }
+}
+
+/// Two connected Unix stream sockets; the test closes them.
+private struct SocketPair {
+    let reader: Int32
+    let writer: Int32
+
+    init() throws {
+        var sockets: [Int32] = [0, 0]
+        try #require(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &sockets) == 0)
+        (reader, writer) = (sockets[0], sockets[1])
+    }
+
+    func close() {
+        _ = Glibc.close(reader)
+        _ = Glibc.close(writer)
+    }
 }
 
 private final class Flag: Sendable {
