@@ -31,7 +31,9 @@ public final class ChirpService: Sendable {
         }
         let tokens = AccessTokens(secret: configuration.jwtSecret)
         let authenticator = Authenticator(tokens: tokens)
-        let services = Services(pool: pool, authenticator: authenticator, cursors: CursorCodec(secret: configuration.jwtSecret))
+        let services = Services(
+            pool: pool, authenticator: authenticator, cursors: CursorCodec(secret: configuration.jwtSecret),
+            etags: ETags(secret: configuration.jwtSecret))
         let idempotency = Idempotency(
             pool: pool, fingerprintKey: HMACKey(HMAC.sha256(key: configuration.jwtSecret, message: Array("chirp idempotency fingerprints v1".utf8))))
         AuthRoutes(

@@ -1,8 +1,10 @@
 @testable import Chirp
+import HTTP
 import Testing
 
-/// The MACs behind access tokens, idempotency fingerprints and cursors, against published
-/// answers (RFC 4231 for HMAC-SHA256, the BLAKE2 reference vectors for keyed BLAKE2b).
+/// The MACs behind access tokens, idempotency fingerprints, cursors and ETags, against
+/// published answers (RFC 4231 for HMAC-SHA256, the BLAKE2 reference vectors for keyed
+/// BLAKE2b, SipHash's for SipHash-2-4).
 @Suite struct DigestTests {
     @Test func aPreparedKeyGivesRFC4231Answers() {
         // Test case 2: a key shorter than a block.
@@ -31,6 +33,29 @@ import Testing
         // A cursor-sized tag: the output length is a parameter of the hash, not a truncation.
         #expect(hex(BLAKE2b.mac(key: Array(0..<32), message: Array("chirp".utf8))) == "f548a4e20877a6243278e1d259e5b823")
         #expect(BLAKE2b.mac(key: Array(1..<33), message: Array("chirp".utf8)) != BLAKE2b.mac(key: Array(0..<32), message: Array("chirp".utf8)))
+    }
+
+    @Test func sipHash128GivesTheReferenceAnswers() {
+        // The first answers of SipHash's reference vectors (vectors_sip128): key 00…0f,
+        // messages 00…(n-1).
+        #expect(hex(SipHash128.hash(key: Array(0..<16), [])) == "a3817f04ba25a8e66df67214c7550293")
+        #expect(hex(SipHash128.hash(key: Array(0..<16), [0])) == "da87c1d86b99af44347659119b22fc45")
+    }
+
+    @Test func eTagsAgreeUnderOneSecretAndDifferUnderAnother() {
+        let body = Array(#"{"items":[],"hasMore":false}"#.utf8)
+        let request = HTTPRequest(method: .GET, path: "/v1/posts")
+        func tag(_ secret: String) -> String? {
+            ETags(secret: Array(secret.utf8)).respond(to: request, with: .json(200, body)).headers["ETag"]
+        }
+        let first = tag("one secret, thirty-two bytes long")
+        #expect(first != nil && first == tag("one secret, thirty-two bytes long"))
+        #expect(first != tag("another secret, also long enough"))
+        // A matching If-None-Match gets a 304 that carries the tag and no body.
+        let conditional = HTTPRequest(method: .GET, path: "/v1/posts", headers: ["If-None-Match": first ?? ""])
+        let notModified = ETags(secret: Array("one secret, thirty-two bytes long".utf8))
+            .respond(to: conditional, with: .json(200, body))
+        #expect(notModified.status == 304 && notModified.body.isEmpty && notModified.headers["ETag"] == first)
     }
 
     private func hex(_ bytes: [UInt8]) -> String {

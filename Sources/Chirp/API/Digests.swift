@@ -48,16 +48,23 @@ enum SHA256 {
     }
 }
 
-/// BLAKE2b (libsodium's generic hash): several times faster than SHA-256 in software, for
-/// digests of whole response bodies where no key or standard format is needed.
-enum BLAKE2b {
-    static func hash(_ bytes: [UInt8], length: Int = 16) -> [UInt8] {
+/// SipHash-2-4 with a 128-bit output (libsodium's `crypto_shorthash_siphashx24`): a keyed
+/// hash, over a page-sized body twice as fast here as BLAKE2b, for tags that only need to be
+/// hard to collide without the key (ETags).
+enum SipHash128 {
+    static let keyLength = Int(crypto_shorthash_siphashx24_KEYBYTES)
+
+    static func hash(key: [UInt8], _ bytes: [UInt8]) -> [UInt8] {
+        precondition(key.count == keyLength, "SipHash takes a 16-byte key")
         _ = Sodium.ready
-        var digest = [UInt8](repeating: 0, count: length)
-        crypto_generichash(&digest, length, bytes, UInt64(bytes.count), nil, 0)
+        var digest = [UInt8](repeating: 0, count: Int(crypto_shorthash_siphashx24_BYTES))
+        crypto_shorthash_siphashx24(&digest, bytes, UInt64(bytes.count), key)
         return digest
     }
+}
 
+/// BLAKE2b (libsodium's generic hash), keyed.
+enum BLAKE2b {
     /// Keyed BLAKE2b, a MAC: for a short message two compressions of a few hundred
     /// instructions each, where HMAC-SHA256 takes two (prepared) of several thousand. For
     /// tags no other program has to check, such as list cursors. `key` is 16 to 64 bytes.

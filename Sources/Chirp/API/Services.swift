@@ -2,11 +2,12 @@ import Foundation
 import HTTP
 import Postgres
 
-/// What every group of routes needs: the database, who is asking, and cursor signing.
+/// What every group of routes needs: the database, who is asking, cursor signing and ETags.
 struct Services: Sendable {
     let pool: PostgresPool
     let authenticator: Authenticator
     let cursors: CursorCodec
+    let etags: ETags
 
     /// The identity a request's transaction runs as.
     func identity(for viewer: UUID?) -> PostgresIdentity {

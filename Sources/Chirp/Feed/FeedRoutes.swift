@@ -42,6 +42,6 @@ struct FeedRoutes: Sendable {
         }
         let posts = try results[0].rows.map(Post.init(row:))
         let response = respond(200, page.page(posts, source: source, cursors: services.cursors))
-        return page.isFirstPage ? ETag.respond(to: request, with: response) : response
+        return page.isFirstPage ? services.etags.respond(to: request, with: response) : response
     }
 }

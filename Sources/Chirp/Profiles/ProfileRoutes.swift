@@ -29,7 +29,7 @@ struct ProfileRoutes: Sendable {
         let profile = try Profile(row: row)
         let posts = try postResults[0].rows.map(Post.init(row:))
         let response = respond(200, ProfilePage(profile: profile, posts: page.page(posts, source: source, cursors: services.cursors)))
-        return ETag.respond(to: request, with: response)
+        return services.etags.respond(to: request, with: response)
     }
 }
 
