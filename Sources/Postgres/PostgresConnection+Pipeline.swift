@@ -88,8 +88,13 @@ extension PostgresConnection {
                 }
             }
         }
+        // A large value (a stored response, a long body) need not stay with the connection.
+        if parameterText.capacity > Self.keptParameterCapacity { parameterText = [] }
         guard sent == 1 else { throw connectionError() }
     }
+
+    /// The most parameter bytes a connection keeps between statements.
+    private static var keptParameterCapacity: Int { 64 * 1024 }
 
     /// Results come back in binary (libpq's `resultFormat` 1): the server sends each value's
     /// binary form instead of printing it, and decoding reads it without parsing. Parameters

@@ -1,5 +1,5 @@
 import Foundation
-import Postgres
+@testable import Postgres
 import Testing
 
 @Suite struct QueryBindingTests {
@@ -22,6 +22,17 @@ import Testing
         let query: PostgresQuery = "select * from \(unescaped: "posts") where id = \(UUID(uuidString: "6F9619FF-8B86-D011-B42D-00CF4FC964FF")!)"
         #expect(query.sql == "select * from posts where id = $1")
         #expect(query.bindings == ["6f9619ff-8b86-d011-b42d-00cf4fc964ff"])
+    }
+
+    @Test func aLargeParameterIsSentWholeAndNotKeptByTheConnection() throws {
+        let connection = try PostgresConnection(configuration: TestDatabase.adminConfiguration())
+        let large = String(repeating: "chirp ", count: 40_000)
+        let length = try connection.query("select length(\(large)::text)").rows[0].decode(Int.self, at: 0)
+        #expect(length == large.utf8.count)
+        #expect(connection.parameterText.capacity <= 64 * 1024)
+        // A small one keeps its buffer for the next statement.
+        _ = try connection.query("select \("small")::text")
+        #expect(connection.parameterText.capacity > 0)
     }
 
     @Test func valuesRoundTripThroughTheServer() throws {
