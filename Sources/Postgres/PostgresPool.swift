@@ -131,7 +131,7 @@ public final class PostgresPool: @unchecked Sendable {
             waiting -= 1
             if !signalled && Date() >= deadline {
                 leaseTimeouts += 1
-                throw PostgresError(.poolTimeout, message: "no database connection free within the lease timeout")
+                throw Self.leaseTimeoutError
             }
         }
     }
@@ -148,6 +148,9 @@ public final class PostgresPool: @unchecked Sendable {
     }
 
     private static var closedError: PostgresError { PostgresError(.poolClosed, message: "the connection pool is closed") }
+    private static var leaseTimeoutError: PostgresError {
+        PostgresError(.poolTimeout, message: "no database connection free within the lease timeout")
+    }
 
     /// `reserve`, without blocking: a caller that must wait is resumed by whoever frees enough
     /// connections, or fails when the lease timeout passes on `loop`.
@@ -191,7 +194,7 @@ public final class PostgresPool: @unchecked Sendable {
         expiryScheduled = next != nil
         condition.unlock()
         for waiter in expired {
-            waiter.continuation.resume(throwing: PostgresError(.poolTimeout, message: "no database connection free within the lease timeout"))
+            waiter.continuation.resume(throwing: Self.leaseTimeoutError)
         }
         if let next { scheduleExpiry(at: next, on: loop) }
     }
