@@ -7,6 +7,7 @@ import argparse, datetime, json, os, platform, re, statistics, subprocess, sys, 
 VIEWERS = 64          # demo1..demo64 sign in; authors are demo65..demo128
 POSTS = 1000          # the 1,000 posts workloads pick from (the seed's most liked and commented)
 TARGETS = {"read": 0.75, "write": 0.6}   # the least ratio to its ceiling each kind should reach
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))   # paths below are the repository's
 
 def http(method, url, body=None, token=None):
     data = json.dumps(body).encode() if body is not None else None
@@ -227,7 +228,7 @@ def main():
 
     if only:
         # A partial run is for working on a few workloads: it leaves the published report alone.
-        with open("bench/results/partial.json", "w") as handle:
+        with open(os.path.join(ROOT, "bench/results/partial.json"), "w") as handle:
             json.dump(results, handle, indent=2, sort_keys=True)
         return
 
@@ -275,14 +276,14 @@ def rounds_note(rounds):
     return "the median of the %d turns' ratios" % rounds if rounds > 1 else "from a single turn"
 
 def write_report(args, results):
-    os.makedirs("docs", exist_ok=True)
+    os.makedirs(os.path.join(ROOT, "docs"), exist_ok=True)
     results["date"] = datetime.date.today().isoformat()
     results["machine"] = "%s, %d cores, %s" % (platform.machine(), os.cpu_count(), platform.release())
     results["connections"] = args.connections
     results["duration_s"] = args.duration
     results["rounds"] = args.rounds
     results["size"] = args.size
-    with open("docs/benchmarks.json", "w") as handle:
+    with open(os.path.join(ROOT, "docs/benchmarks.json"), "w") as handle:
         json.dump(results, handle, indent=2, sort_keys=True)
     rows = []
     # In the order they run (the JSON beside the report has its keys sorted).
@@ -306,7 +307,7 @@ def write_report(args, results):
                 service_budget(value, target), service_budget(value, target, same_database_cost=True)))
     profile = results["profile_concurrency"]
     healthz = results.get("healthz", {}).get("cpu_us", {}).get("chirp", float("nan"))
-    template = open("bench/REPORT.md.in").read()
+    template = open(os.path.join(ROOT, "bench/REPORT.md.in")).read()
     report = template.format(
         date=results["date"], machine=results["machine"], size=args.size, connections=args.connections, duration=args.duration, rounds=args.rounds,
         rows="\n".join(rows), cpu_rows="\n".join(cpu_rows), depth_ratio=results["depth_p99_ratio"],
@@ -322,7 +323,7 @@ def write_report(args, results):
         comments_budget_same=service_budget(results["comments"], TARGETS["read"], same_database_cost=True),
         comments_service=results["comments"]["cpu_us"].get("chirp", 0),
         rss_idle=results["idle_rss_mib"], rss_64=results["rss_mib_64"], rss_512=results["rss_mib_512"])
-    with open("docs/BENCHMARKS.md", "w") as handle:
+    with open(os.path.join(ROOT, "docs/BENCHMARKS.md"), "w") as handle:
         handle.write(report)
 
 if __name__ == "__main__":
