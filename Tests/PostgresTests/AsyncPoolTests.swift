@@ -161,6 +161,52 @@ import Testing
         #expect(timers <= 1, "\(timers) timers left on the loop")
     }
 
+    @Test func aFreedConnectionGoesFirstToAWaiterOnTheLoopThatFreedIt() async throws {
+        // Within the window the younger caller on the freeing loop goes first; past it (here
+        // at once), the callers are served in the order they came.
+        #expect(try await servingOrder(loopAffinityWindow: .seconds(30)) == ["same loop", "other loop"])
+        #expect(try await servingOrder(loopAffinityWindow: .zero) == ["other loop", "same loop"])
+    }
+
+    /// In which order a connection freed on one loop serves two callers waiting for it: first
+    /// one on another loop, then one on the same loop.
+    private func servingOrder(loopAffinityWindow: Duration) async throws -> [String] {
+        let freeing = try EventLoop()
+        let other = try EventLoop()
+        defer {
+            freeing.stop()
+            other.stop()
+        }
+        let pool = PostgresPool(
+            configuration: try TestDatabase.adminConfiguration(),
+            pool: .init(maxConnections: 1, leaseTimeout: .seconds(50), loopAffinityWindow: loopAffinityWindow),
+            eventLoop: freeing)
+        let owner = owner
+        // The only connection is held until both callers wait, then freed on `freeing`. Its
+        // session's sequence numbers the callers in the order they are served.
+        let (gate, open) = AsyncStream<Void>.makeStream()
+        let holder = Task(executorPreference: freeing) {
+            try await pool.withTransaction(as: owner) { transaction in
+                try await transaction.query("create temporary sequence serving_order")
+                for await _ in gate { break }
+            }
+        }
+        #expect(await eventually { pool.statistics.inUse == 1 })
+        func caller(on loop: EventLoop) -> Task<Int, any Error> {
+            Task(executorPreference: loop) {
+                try await pool.execute(as: owner, ["select nextval('serving_order')"])[0].rows[0].decode(Int.self, at: 0)
+            }
+        }
+        let first = caller(on: other)
+        #expect(await eventually { pool.statistics.waiting == 1 })
+        let second = caller(on: freeing)
+        #expect(await eventually { pool.statistics.waiting == 2 })
+        open.yield()
+        try await holder.value
+        let turns = [(try await first.value, "other loop"), (try await second.value, "same loop")]
+        return turns.sorted { $0.0 < $1.0 }.map(\.1)
+    }
+
     @Test func withTransactionCommitsWhatItsBodyWrote() async throws {
         let (pool, loop) = try Self.poolWithNotes()
         defer { loop.stop() }
