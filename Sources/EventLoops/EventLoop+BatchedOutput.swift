@@ -3,12 +3,17 @@ import Glibc
 #endif
 
 /// Log lines written from a loop are batched: a busy loop would otherwise make one `write(2)`
-/// per request for its access log line. They go out when the loop is about to sleep, or once
-/// they fill a batch, whichever comes first.
+/// per request for its access log line. They go out `outputDelay` after the first of a batch
+/// was queued, or once they fill a batch, whichever comes first. Going out whenever the loop
+/// was about to sleep still made a write for every other request under load, since a loop
+/// waiting on its database sleeps that often.
 extension EventLoop {
     /// A batch's size: a write to a pipe of at most `PIPE_BUF` bytes is never interleaved with
     /// another writer's, so lines from several loops stay whole.
     public static let outputBatch = 4096
+
+    /// The longest a queued line waits.
+    public static let outputDelay: Duration = .milliseconds(50)
 
     /// Queues whole lines (newline included) for `descriptor`. Loop thread only.
     public func writeBatched(_ lines: [UInt8], to descriptor: Int32 = 2) {
@@ -19,6 +24,10 @@ extension EventLoop {
         if lines.count > Self.outputBatch {
             Descriptor.writeAll(lines, to: descriptor)
         } else {
+            if pendingOutput.isEmpty {
+                // The timer lives in the loop's own list and runs on its thread, so `self` is there.
+                schedule(after: Self.outputDelay) { [unowned self] in flushBatchedOutput() }
+            }
             pendingOutput.append(contentsOf: lines)
         }
     }

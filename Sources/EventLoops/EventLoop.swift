@@ -261,19 +261,8 @@ public final class EventLoop: TaskExecutor, @unchecked Sendable {
                 batch.removeAll(keepingCapacity: true)
             }
             let timeout = queue.withLock { $0.isEmpty } ? waitMilliseconds() : 0
-            func wait(_ milliseconds: Int32) -> Int32 {
-                events.withUnsafeMutableBufferPointer { epoll_wait(epoll, $0.baseAddress, Int32($0.count), milliseconds) }
-            }
-            var count: Int32
-            if timeout != 0 && !pendingOutput.isEmpty {
-                // Buffered log lines go out before the loop sleeps, not while sockets are ready.
-                count = wait(0)
-                if count == 0 {
-                    flushBatchedOutput()
-                    count = wait(timeout)
-                }
-            } else {
-                count = wait(timeout)
+            let count = events.withUnsafeMutableBufferPointer {
+                epoll_wait(epoll, $0.baseAddress, Int32($0.count), timeout)
             }
             if count > 0 {
                 for event in events.prefix(Int(count)) {

@@ -158,7 +158,7 @@ import Testing
             }
         }
 
-        // Within one turn of the loop nothing is written; once it sleeps, everything is.
+        // Within one turn of the loop nothing is written; within the delay after it, everything is.
         let short = (0..<100).map { Array("line \($0)\n".utf8) }
         let duringTurn: [UInt8] = loop.executeAndWait {
             for line in short { loop.writeBatched(line, to: writer) }
