@@ -274,12 +274,13 @@ import Testing
         // The slower read waits for a lock this connection holds until the test lets it go.
         let blocker = try PostgresConnection(configuration: try TestDatabase.adminConfiguration())
         try blocker.unsafeExecuteScript("select pg_advisory_lock(7301)")
-        let both = Task {
+        // On the loop: the cooperative pool can stall for seconds beside the blocking suites.
+        let both = Task(executorPreference: loop) {
             try await pool.executeConcurrently(
                 as: owner, ["select pg_advisory_xact_lock_shared(7301), 1"], ["select 2"])
         }
         // Meanwhile the quicker read's connection is back in the pool, and serves another caller.
-        #expect(await eventually { pool.statistics.inUse == 1 && pool.statistics.idle == 1 })
+        #expect(await eventually(within: .seconds(30)) { pool.statistics.inUse == 1 && pool.statistics.idle == 1 })
         let meanwhile = try await pool.execute(as: owner, ["select 3"])[0].rows[0].decode(Int.self, at: 0)
         #expect(meanwhile == 3)
         #expect(pool.statistics.inUse == 1)
