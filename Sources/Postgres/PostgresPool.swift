@@ -9,9 +9,9 @@ public struct PostgresPoolConfiguration: Sendable {
     /// Attempts for a transaction that failed with a serialization failure or a deadlock,
     /// or (when safe) lost its connection.
     public var maxAttempts: Int
-    /// How long the oldest waiting caller may be passed over for a younger one on the event loop
-    /// that freed the connection: the most a wait grows so that freed connections stay on their
-    /// loop (see `PostgresPool.serveWaitersLocked`).
+    /// A connection freed on an event loop goes first to a caller waiting on that loop, whose
+    /// task then carries on without waking another loop's thread, unless the oldest caller has
+    /// waited this long: the most any wait grows for it.
     public var loopAffinityWindow: Duration
 
     public init(
@@ -58,10 +58,11 @@ public final class PostgresPool: @unchecked Sendable {
     /// A caller of the `async` lease waiting for connections.
     private struct Waiter {
         var needed: Int
+        /// When it began to wait.
         var since: ContinuousClock.Instant
         /// When its lease timeout passes.
         var deadline: ContinuousClock.Instant
-        /// The loop its task runs on.
+        /// The loop it waits on.
         var loop: ObjectIdentifier
         var continuation: UnsafeContinuation<Reservation, any Error>
     }
@@ -215,11 +216,10 @@ public final class PostgresPool: @unchecked Sendable {
     /// Hands freed connections to waiting `async` callers; `condition` is held. The returned
     /// continuations are resumed by the caller once the lock is released.
     ///
-    /// Waiters on the loop that frees the connections go first: their tasks carry on in this
-    /// turn of the loop, where another loop's waiter would have to wake that loop's thread (with
-    /// a profile's two leases under load, nearly every wait ends so). Only while the oldest
-    /// waiter has waited less than `loopAffinityWindow`, so no wait grows by more than that; the
-    /// rest are served in order.
+    /// Waiters on the loop that frees the connections go first, while the oldest waiter has
+    /// waited less than `loopAffinityWindow` (so no wait grows by more than that): their tasks
+    /// carry on in this turn of the loop, where another loop's waiter would have to be woken on
+    /// its own thread, and under load nearly every lease waits. Then the rest, in order.
     private func serveWaitersLocked() -> [(UnsafeContinuation<Reservation, any Error>, Reservation)] {
         var served: [(UnsafeContinuation<Reservation, any Error>, Reservation)] = []
         if let oldest = waiters.first, let current = EventLoop.current.map(ObjectIdentifier.init),
