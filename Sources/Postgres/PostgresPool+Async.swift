@@ -85,10 +85,7 @@ extension PostgresPool {
 
     /// Runs two read-only transactions at once on two connections (both pipelines are sent
     /// before either is awaited, so the server runs them side by side) and returns both
-    /// statements' results: the answer takes as long as the slower one. Callers put the slower
-    /// first: the second's connection goes back to the pool as soon as its results are in, so
-    /// under load the quick reads of two callers free a pair for a third while their slower
-    /// reads still run.
+    /// statements' results: the answer takes as long as the slower one.
     public func executeConcurrently(
         as identity: PostgresIdentity,
         _ first: [PostgresQuery], _ second: [PostgresQuery]
@@ -96,10 +93,7 @@ extension PostgresPool {
         let loop = try loop()
         return try await retrying(readOnly: true) { checkingIdle in
             let connections = try await lease(count: 2, on: loop, checkingIdle: checkingIdle)
-            var held = [true, true]
-            defer {
-                for index in connections.indices where held[index] { release(connections[index]) }
-            }
+            defer { connections.forEach(release) }
             let batches = [first, second]
             do {
                 var pending: [PendingPipeline] = []
@@ -107,16 +101,13 @@ extension PostgresPool {
                     pending.append(try await connection.send(
                         Self.transactionStatements(queries, as: identity, readOnly: true), on: loop))
                 }
-                var results: [[PostgresResult]] = [[], []]
+                var results: [[PostgresResult]] = []
                 var firstError: (any Error)?
-                // Drain both even if one fails, so neither connection is left mid-pipeline; one
-                // whose pipeline ran to its end is idle, and free to go back at once.
-                for index in [1, 0] {
+                // Drain both even if one fails, so neither connection is left mid-pipeline.
+                for index in pending.indices {
                     do {
                         let all = try await connections[index].collect(&pending[index], on: loop)
-                        results[index] = Array(all.dropFirst(2).prefix(batches[index].count))
-                        held[index] = false
-                        release(connections[index])
+                        results.append(Array(all.dropFirst(2).prefix(batches[index].count)))
                     } catch {
                         if firstError == nil { firstError = error }
                     }
@@ -124,9 +115,7 @@ extension PostgresPool {
                 if let firstError { throw firstError }
                 return (results[0], results[1])
             } catch {
-                for index in connections.indices where held[index] {
-                    await connections[index].rollBackIfNeeded(on: loop)
-                }
+                for connection in connections { await connection.rollBackIfNeeded(on: loop) }
                 throw error
             }
         }

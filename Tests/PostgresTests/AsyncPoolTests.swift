@@ -264,35 +264,6 @@ import Testing
     /// A read's first attempt takes an idle connection without checking it. When the server
     /// has closed every one (as after a restart), the read is retried once, checked: the dead
     /// ones are discarded together and a single fresh connection answers.
-    @Test func theQuickerReadsConnectionGoesBackWhileTheSlowerOneStillRuns() async throws {
-        let loop = try EventLoop()
-        defer { loop.stop() }
-        let pool = PostgresPool(
-            configuration: try TestDatabase.adminConfiguration(),
-            pool: .init(maxConnections: 2, leaseTimeout: .seconds(10)), eventLoop: loop)
-        let owner = owner
-        // The slower read waits for a lock this connection holds until the test lets it go.
-        let blocker = try PostgresConnection(configuration: try TestDatabase.adminConfiguration())
-        try blocker.unsafeExecuteScript("select pg_advisory_lock(7301)")
-        // On the loop: the cooperative pool can stall for seconds beside the blocking suites.
-        let both = Task(executorPreference: loop) {
-            try await pool.executeConcurrently(
-                as: owner, ["select pg_advisory_xact_lock_shared(7301), 1"], ["select 2"])
-        }
-        // Meanwhile the quicker read's connection is back in the pool, and serves another caller.
-        #expect(await eventually(within: .seconds(30)) { pool.statistics.inUse == 1 && pool.statistics.idle == 1 })
-        let meanwhile = try await pool.execute(as: owner, ["select 3"])[0].rows[0].decode(Int.self, at: 0)
-        #expect(meanwhile == 3)
-        #expect(pool.statistics.inUse == 1)
-
-        try blocker.unsafeExecuteScript("select pg_advisory_unlock(7301)")
-        let (slower, quicker) = try await both.value
-        #expect(try slower[0].rows[0].decode(Int.self, at: 1) == 1)
-        #expect(try quicker[0].rows[0].decode(Int.self, at: 0) == 2)
-        #expect(pool.statistics.inUse == 0)
-        #expect(pool.statistics.connectionsOpened == 2)
-    }
-
     @Test func readsRecoverWhenTheServerClosedEveryIdleConnection() async throws {
         let loop = try EventLoop()
         defer { loop.stop() }
