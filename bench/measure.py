@@ -293,7 +293,7 @@ def write_report(args, results):
         if isinstance(value, dict) and "ratio" in value:
             target = TARGETS[value["kind"]]
             low, high = value.get("ratio_range", [value["ratio"], value["ratio"]])
-            rows.append("| %s | %s | %.0f | %.2f | %.2f | %d | %.0f | %.2f | **%.2f** | %.2f-%.2f | %.2f |" % (
+            rows.append("| %s | %s | %.0f | %.2f | %.2f | %d | %.0f | %.2f | **%.3f** | %.2f-%.2f | %.2f |" % (
                 name, value["kind"], value["rps"], value["p50"], value["p99"], value["errors"], value["ceiling_tps"],
                 value.get("ceiling_p99", float("nan")), value["ratio"], low, high, target))
     cpu_rows = []
@@ -322,6 +322,11 @@ def write_report(args, results):
         comments_budget=service_budget(results["comments"], TARGETS["read"]),
         comments_budget_same=service_budget(results["comments"], TARGETS["read"], same_database_cost=True),
         comments_service=results["comments"]["cpu_us"].get("chirp", 0),
+        profile_service=results["profile"]["cpu_us"].get("chirp", 0),
+        profile_budget=service_budget(results["profile"], TARGETS["read"]),
+        profile_database_excess=results["profile"]["cpu_us"].get("postgres", 0) - results["profile"]["ceiling_cpu_us"].get("postgres", 0),
+        profile_mean_ratio=results["profile"]["rps"] / results["profile"]["ceiling_tps"],
+        profile_median_ratio=results["profile"]["ratio"],
         rss_idle=results["idle_rss_mib"], rss_64=results["rss_mib_64"], rss_512=results["rss_mib_512"])
     with open(os.path.join(ROOT, "docs/BENCHMARKS.md"), "w") as handle:
         handle.write(report)
