@@ -137,7 +137,7 @@ import Testing
         loop.stop()  // a second stop returns at once
     }
 
-    @Test func batchedLinesGoOutWhenTheLoopSleepsWholeAndInOrder() throws {
+    @Test func batchedLinesGoOutAfterTheDelayWholeAndInOrder() throws {
         let loop = try EventLoop()
         defer { loop.stop() }
         var descriptors: [Int32] = [0, 0]
