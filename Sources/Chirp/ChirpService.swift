@@ -35,7 +35,7 @@ public final class ChirpService: Sendable {
             pool: pool, authenticator: authenticator, cursors: CursorCodec(secret: configuration.jwtSecret),
             etags: ETags(secret: configuration.jwtSecret))
         let idempotency = Idempotency(
-            pool: pool, fingerprintKey: HMACKey(HMAC.sha256(key: configuration.jwtSecret, message: Array("chirp idempotency fingerprints v1".utf8))))
+            pool: pool, fingerprintKey: HMACKey(HMAC.subkey(of: configuration.jwtSecret, for: "chirp idempotency fingerprints v1")))
         AuthRoutes(
             pool: pool, hasher: hasher, tokens: tokens, authenticator: authenticator, idempotency: idempotency,
             limits: configuration.rateLimits, decoyHash: (try? hasher.hash(UUID().uuidString)) ?? ""

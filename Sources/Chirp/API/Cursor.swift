@@ -12,7 +12,7 @@ struct CursorCodec: Sendable {
 
     init(secret: [UInt8]) {
         // v2: the MAC became BLAKE2b; a cursor made before no longer verifies.
-        key = HMAC.sha256(key: secret, message: Array("chirp list cursors v2".utf8))
+        key = HMAC.subkey(of: secret, for: "chirp list cursors v2")
     }
 
     func encode(_ payload: [UInt8], scope: String) -> String {

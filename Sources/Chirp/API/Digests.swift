@@ -6,6 +6,12 @@ enum HMAC {
         HMACKey(key).authenticate(message)
     }
 
+    /// A 32-byte key for one purpose, derived from the service secret: each purpose (cursors,
+    /// ETags, idempotency fingerprints) gets its own, so a tag made for one is no use to another.
+    static func subkey(of secret: [UInt8], for purpose: String) -> [UInt8] {
+        sha256(key: secret, message: Array(purpose.utf8))
+    }
+
     /// Equal length and equal bytes, in time that does not depend on where they differ.
     static func equal(_ a: [UInt8], _ b: [UInt8]) -> Bool {
         a.count == b.count && sodium_memcmp(a, b, a.count) == 0

@@ -10,7 +10,7 @@ struct ETags: Sendable {
     private let key: [UInt8]
 
     init(secret: [UInt8]) {
-        key = Array(HMAC.sha256(key: secret, message: Array("chirp etags v1".utf8)).prefix(SipHash128.keyLength))
+        key = Array(HMAC.subkey(of: secret, for: "chirp etags v1").prefix(SipHash128.keyLength))
     }
 
     func respond(to request: HTTPRequest, with response: HTTPResponse) -> HTTPResponse {
