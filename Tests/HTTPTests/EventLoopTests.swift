@@ -158,8 +158,10 @@ import Testing
             }
         }
 
-        // Within one turn of the loop nothing is written; within the delay after it, everything is.
+        // Within one turn of the loop nothing is written, nor when the loop next sleeps: the
+        // lines go out together once the delay has passed.
         let short = (0..<100).map { Array("line \($0)\n".utf8) }
+        let queued = ContinuousClock.now
         let duringTurn: [UInt8] = loop.executeAndWait {
             for line in short { loop.writeBatched(line, to: writer) }
             return drain()
@@ -167,12 +169,17 @@ import Testing
         #expect(duringTurn.isEmpty)
         let expected = Array(short.joined())
         var received: [UInt8] = []
+        var firstArrival: ContinuousClock.Instant?
         let deadline = ContinuousClock.now + .seconds(3)
         while received.count < expected.count && ContinuousClock.now < deadline {
             received += drain()
+            if firstArrival == nil && !received.isEmpty { firstArrival = .now }
             usleep(1000)
         }
         #expect(received == expected)
+        // A lower bound only: a loaded machine may deliver them later, never sooner.
+        let waited = firstArrival.map { queued.duration(to: $0) }
+        #expect(waited.map { $0 >= EventLoop.outputDelay } == true, "first lines after \(String(describing: waited))")
 
         // More than a batch within one turn: whole batches go out without waiting for the end.
         let long = (0..<60).map { Array(String(repeating: "x", count: 99).utf8) + Array("\($0)\n".utf8) }
