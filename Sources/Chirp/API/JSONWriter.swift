@@ -17,7 +17,9 @@ struct JSONWriter: ~Copyable {
     private var depth = 0
     private var pendingValueAfterKey = false
 
-    init(capacity: Int = 4096) {
+    /// Room for a page of posts or comments (6 to 10 KB) from the start: growing copies
+    /// everything written so far, and frees and allocates sizes the allocator handles slowly.
+    init(capacity: Int = 16 * 1024) {
         self.capacity = max(capacity, 64)
         buffer = .allocate(capacity: self.capacity)
     }
@@ -64,14 +66,15 @@ struct JSONWriter: ~Copyable {
         endArray()
     }
 
-    /// Writes a key; the next value call writes its value.
+    /// Writes a key; the next value call writes its value. Inlined, so that each key's
+    /// length is a constant where it is written and its bytes are copied without a call.
+    @inline(__always)
     mutating func key(_ name: StaticString) {
         separate()
         name.withUTF8Buffer { name in
-            guard let base = name.baseAddress else { return }
             let out = reserve(name.count + 3)
             out[0] = UInt8(ascii: "\"")
-            (out + 1).update(from: base, count: name.count)
+            for index in 0..<name.count { out[index + 1] = name[index] }
             out[name.count + 1] = UInt8(ascii: "\"")
             out[name.count + 2] = UInt8(ascii: ":")
             count += name.count + 3
