@@ -58,6 +58,8 @@ public struct HTTPHeaders: Sendable, Sequence, ExpressibleByDictionaryLiteral {
 
     /// ASCII case-insensitive comparison without allocating lowercased copies.
     static func sameName(_ a: String, _ b: String) -> Bool {
+        // Most names compared differ in length, which a native string knows without a scan.
+        guard a.utf8.count == b.utf8.count else { return false }
         var ia = a.utf8.makeIterator()
         var ib = b.utf8.makeIterator()
         while true {

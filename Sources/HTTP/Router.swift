@@ -18,7 +18,7 @@ public final class Router: Sendable {
         /// lookup (an id segment is too long to be stored inline, so that would allocate).
         var literals: [(segment: String, node: Int)] = []
         var parameter: Int?
-        var routes: [HTTPMethod: Route] = [:]
+        var routes = RoutesByMethod()
         /// Methods in the order they were added, for a stable `Allow`.
         var methods: [HTTPMethod] = []
     }
@@ -154,9 +154,7 @@ public final class Router: Sendable {
 
     func match(method: HTTPMethod, path: String) -> Match {
         let nodes = frozen().nodes
-        // Split on the bytes: `String.split` walks grapheme clusters, which costs more than the
-        // rest of the lookup, and in UTF-8 a `/` byte is never part of another character.
-        let segments = path.utf8.split(separator: UInt8(ascii: "/")).map { Substring($0) }
+        let segments = Self.segments(of: path)
         var fallback: Int?
         guard let found = Self.search(nodes, segments, 0, 0, method, &fallback) else {
             guard let fallback else { return .notFound }
@@ -171,6 +169,26 @@ public final class Router: Sendable {
             parameters[name] = String(segments[index])
         }
         return .found(found, parameters: parameters)
+    }
+
+    /// The path's non-empty segments. Split on the bytes: `String.split` walks grapheme
+    /// clusters, which costs more than the rest of the lookup, and in UTF-8 a `/` byte is
+    /// never part of another character.
+    static func segments(of path: String) -> [Substring] {
+        var segments: [Substring] = []
+        segments.reserveCapacity(8)
+        let utf8 = path.utf8
+        var start = utf8.startIndex
+        var index = start
+        while index != utf8.endIndex {
+            if utf8[index] == UInt8(ascii: "/") {
+                if index != start { segments.append(Substring(utf8[start..<index])) }
+                start = utf8.index(after: index)
+            }
+            index = utf8.index(after: index)
+        }
+        if start != utf8.endIndex { segments.append(Substring(utf8[start...])) }
+        return segments
     }
 
     /// Depth-first, literals before parameters. Returns the route for `method` (HEAD falls back
@@ -194,6 +212,33 @@ public final class Router: Sendable {
             return search(nodes, segments, depth + 1, next, method, &fallback)
         }
         return nil
+    }
+}
+
+/// A node's routes by method: a slot per method, found without hashing.
+struct RoutesByMethod: Sendable {
+    private var slots = [Router.Route?](repeating: nil, count: HTTPMethod.allCases.count)
+
+    subscript(method: HTTPMethod) -> Router.Route? {
+        get { slots[method.slot] }
+        set { slots[method.slot] = newValue }
+    }
+
+    var isEmpty: Bool { slots.allSatisfy { $0 == nil } }
+}
+
+extension HTTPMethod {
+    /// The method's place in `allCases`.
+    fileprivate var slot: Int {
+        switch self {
+        case .GET: 0
+        case .HEAD: 1
+        case .POST: 2
+        case .PUT: 3
+        case .PATCH: 4
+        case .DELETE: 5
+        case .OPTIONS: 6
+        }
     }
 }
 

@@ -42,6 +42,20 @@ import Testing
         #expect(await makeRouter().respond(to: HTTPRequest(method: .GET, path: "/v1/posts/42/")).status == 200)
     }
 
+    @Test func emptySegmentsAreSkipped() async {
+        #expect(body(await makeRouter().respond(to: HTTPRequest(method: .PUT, path: "//v1//posts/7///like"))) == "like 7")
+    }
+
+    @Test func eachMethodHasItsOwnHandler() async {
+        let router = Router(logger: Logger(label: "test", minimumLevel: .error, sink: { _ in }))
+        for method in HTTPMethod.allCases {
+            router.add(method, "/thing") { _ in .text(200, method.rawValue) }
+        }
+        for method in HTTPMethod.allCases {
+            #expect(body(await router.respond(to: HTTPRequest(method: method, path: "/thing"))) == method.rawValue)
+        }
+    }
+
     @Test func unknownPathIs404Problem() async {
         let request = HTTPRequest(method: .GET, path: "/v1/nothing", requestID: "req-1")
         let response = await makeRouter().respond(to: request)
