@@ -22,6 +22,14 @@ public enum JSONText {
     /// `maximumQuotedLength(utf8.count)` bytes, and returns how many it wrote. Runs that need
     /// no escaping are copied in one go.
     public static func writeQuoted(_ utf8: UnsafeBufferPointer<UInt8>, into out: UnsafeMutablePointer<UInt8>) -> Int {
+        // Most values (names, ids, ordinary text) need no escaping: check that first, a word
+        // at a time, and copy them whole.
+        if let base = utf8.baseAddress, !needsEscape(utf8) {
+            out[0] = UInt8(ascii: "\"")
+            (out + 1).update(from: base, count: utf8.count)
+            out[utf8.count + 1] = UInt8(ascii: "\"")
+            return utf8.count + 2
+        }
         var written = 0
         func put(_ byte: UInt8) {
             out[written] = byte
@@ -64,6 +72,22 @@ public enum JSONText {
         copy(runStart, utf8.count)
         put(UInt8(ascii: "\""))
         return written
+    }
+
+    /// Whether any byte of `utf8` is a control character, a quote or a backslash. The last
+    /// word overlaps the one before it rather than being read byte by byte.
+    static func needsEscape(_ utf8: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard let base = utf8.baseAddress else { return false }
+        let count = utf8.count
+        guard count >= 8 else {
+            return utf8.contains { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }
+        }
+        var index = 0
+        while index + 8 <= count {
+            if needsEscape(UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self)) { return true }
+            index += 8
+        }
+        return index < count && needsEscape(UnsafeRawPointer(base + count - 8).loadUnaligned(as: UInt64.self))
     }
 
     /// Whether any of eight bytes is a control character, a quote or a backslash: the classic
