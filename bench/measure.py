@@ -272,6 +272,10 @@ def service_budget(value, target, same_database_cost=False):
     database = ceiling.get("postgres", 0) if same_database_cost else service.get("postgres", 0)
     return sum(ceiling.values()) / target - database - service.get("wrk", 0)
 
+def excess_text(microseconds):
+    """How much more (or less) PostgreSQL spent behind the service, as the report says it."""
+    return "%.0f µs %s" % (abs(microseconds), "more" if microseconds >= 0 else "less")
+
 def rounds_note(rounds):
     return "the median of the %d turns' ratios" % rounds if rounds > 1 else "from a single turn"
 
@@ -324,7 +328,9 @@ def write_report(args, results):
         comments_service=results["comments"]["cpu_us"].get("chirp", 0),
         profile_service=results["profile"]["cpu_us"].get("chirp", 0),
         profile_budget=service_budget(results["profile"], TARGETS["read"]),
-        profile_database_excess=results["profile"]["cpu_us"].get("postgres", 0) - results["profile"]["ceiling_cpu_us"].get("postgres", 0),
+        profile_database_excess_text=excess_text(
+            results["profile"]["cpu_us"].get("postgres", 0) - results["profile"]["ceiling_cpu_us"].get("postgres", 0)),
+        comments_ceiling_database=results["comments"]["ceiling_cpu_us"].get("postgres", 0),
         profile_mean_ratio=results["profile"]["rps"] / results["profile"]["ceiling_tps"],
         profile_median_ratio=results["profile"]["ratio"],
         rss_idle=results["idle_rss_mib"], rss_64=results["rss_mib_64"], rss_512=results["rss_mib_512"])
