@@ -44,7 +44,11 @@ import Testing
         }
         let extra = try server.connect()
         try? extra.send("GET /hello HTTP/1.1\r\nHost: t\r\n\r\n")
-        #expect(extra.waitForClose(timeout: .seconds(1)))
-        #expect(server.server.openConnections == 3)
+        // The held connections stay open to the end: an optimised build may end a value's life
+        // at its last use, which would free their slots.
+        withExtendedLifetime(held) {
+            #expect(extra.waitForClose(timeout: .seconds(1)))
+            #expect(server.server.openConnections == 3)
+        }
     }
 }
