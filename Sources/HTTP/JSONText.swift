@@ -55,7 +55,7 @@ public enum JSONText {
             guard index < utf8.count else { break }
             let byte = utf8[index]
             index += 1
-            guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") else { continue }
+            guard needsEscape(byte: byte) else { continue }
             copy(runStart, index - 1)
             runStart = index
             put(UInt8(ascii: "\\"))
@@ -80,7 +80,7 @@ public enum JSONText {
         guard let base = utf8.baseAddress else { return false }
         let count = utf8.count
         guard count >= 8 else {
-            return utf8.contains { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }
+            return utf8.contains(where: needsEscape(byte:))
         }
         var index = 0
         while index + 8 <= count {
@@ -88,6 +88,12 @@ public enum JSONText {
             index += 8
         }
         return index < count && needsEscape(UnsafeRawPointer(base + count - 8).loadUnaligned(as: UInt64.self))
+    }
+
+    /// Whether one byte is a control character, a quote or a backslash.
+    @inline(__always)
+    static func needsEscape(byte: UInt8) -> Bool {
+        byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\")
     }
 
     /// Whether any of eight bytes is a control character, a quote or a backslash: the classic
