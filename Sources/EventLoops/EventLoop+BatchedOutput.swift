@@ -17,6 +17,11 @@ extension EventLoop {
 
     /// Queues whole lines (newline included) for `descriptor`. Loop thread only.
     public func writeBatched(_ lines: [UInt8], to descriptor: Int32 = 2) {
+        lines.withUnsafeBytes { writeBatched($0, to: descriptor) }
+    }
+
+    /// The same, for lines in memory the caller owns; they are copied before this returns.
+    public func writeBatched(_ lines: UnsafeRawBufferPointer, to descriptor: Int32 = 2) {
         if descriptor != pendingDescriptor || pendingOutput.count + lines.count > Self.outputBatch {
             flushBatchedOutput()
             pendingDescriptor = descriptor
@@ -43,18 +48,20 @@ extension EventLoop {
 public enum Descriptor {
     /// Writes all of `bytes` with as few `write(2)` calls as it takes; gives up on an error.
     public static func writeAll(_ bytes: [UInt8], to descriptor: Int32) {
-        bytes.withUnsafeBytes { buffer in
-            guard let base = buffer.baseAddress else { return }
-            var offset = 0
-            while offset < buffer.count {
-                let written = write(descriptor, base + offset, buffer.count - offset)
-                if written > 0 {
-                    offset += written
-                } else if written < 0 && errno == EINTR {
-                    continue
-                } else {
-                    return
-                }
+        bytes.withUnsafeBytes { writeAll($0, to: descriptor) }
+    }
+
+    public static func writeAll(_ buffer: UnsafeRawBufferPointer, to descriptor: Int32) {
+        guard let base = buffer.baseAddress else { return }
+        var offset = 0
+        while offset < buffer.count {
+            let written = write(descriptor, base + offset, buffer.count - offset)
+            if written > 0 {
+                offset += written
+            } else if written < 0 && errno == EINTR {
+                continue
+            } else {
+                return
             }
         }
     }

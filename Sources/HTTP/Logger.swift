@@ -13,7 +13,10 @@ public struct Logger: Sendable {
 
         public static func < (lhs: Level, rhs: Level) -> Bool { lhs.rawValue < rhs.rawValue }
 
-        public var description: String {
+        public var description: String { String(describing: name) }
+
+        /// As the line spells it.
+        var name: StaticString {
             switch self {
             case .debug: "debug"
             case .info: "info"
@@ -39,38 +42,45 @@ public struct Logger: Sendable {
 
     public func isEnabled(_ level: Level) -> Bool { level >= minimumLevel }
 
-    /// Builds the line as bytes: a log line is written for every request, so it stays off
-    /// `String`'s slower append paths.
+    /// Builds the line in one buffer sized for it up front and hands it on without copying it
+    /// into an array first: a line is written for every request.
     public func log(_ level: Level, _ message: String, _ fields: [(String, LogValue)]) {
         guard isEnabled(level) else { return }
-        var line: [UInt8] = []
-        line.reserveCapacity(256)
-        line.append(contentsOf: #"{"time":""#.utf8)
-        Self.appendTimestamp(to: &line)
-        line.append(contentsOf: #"","level":""#.utf8)
-        line.append(contentsOf: level.description.utf8)
-        line.append(contentsOf: #"","logger":"#.utf8)
-        JSONText.appendString(label, to: &line)
-        line.append(contentsOf: #","msg":"#.utf8)
-        JSONText.appendString(message, to: &line)
+        // The fixed text and timestamp, then every string at its longest once quoted.
+        var capacity = 80 + JSONText.maximumQuotedLength(label.utf8.count) + JSONText.maximumQuotedLength(message.utf8.count)
         for (key, value) in fields {
-            line.append(UInt8(ascii: ","))
-            JSONText.appendString(key, to: &line)
-            line.append(UInt8(ascii: ":"))
-            value.append(to: &line)
+            capacity += 2 + JSONText.maximumQuotedLength(key.utf8.count) + value.maximumLength
         }
-        line.append(UInt8(ascii: "}"))
-        if let sink {
-            sink(String(decoding: line, as: UTF8.self))
-        } else {
-            line.append(UInt8(ascii: "\n"))
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: capacity) { buffer in
+            guard let base = buffer.baseAddress else { return }
+            var line = LogLine(start: base)
+            line.append(#"{"time":""#)
+            line.appendTimestamp()
+            line.append(#"","level":""#)
+            line.append(level.name)
+            line.append(#"","logger":"#)
+            line.appendQuoted(label)
+            line.append(#","msg":"#)
+            line.appendQuoted(message)
+            for (key, value) in fields {
+                line.append(",")
+                line.appendQuoted(key)
+                line.append(":")
+                value.append(to: &line)
+            }
+            line.append("}")
+            if let sink {
+                sink(String(decoding: line.bytes, as: UTF8.self))
+                return
+            }
+            line.append("\n")
             if let loop = EventLoop.current {
                 // Batched on the loop; an error goes out at once (after what is queued), so
                 // it is not lost if the process dies next.
-                loop.writeBatched(line)
+                loop.writeBatched(UnsafeRawBufferPointer(line.bytes))
                 if level >= .error { loop.flushBatchedOutput() }
             } else {
-                Descriptor.writeAll(line, to: 2)
+                Descriptor.writeAll(UnsafeRawBufferPointer(line.bytes), to: 2)
             }
         }
     }
@@ -91,31 +101,6 @@ public struct Logger: Sendable {
         log(.error, message, Array(fields))
     }
 
-    /// UTC with milliseconds, for example `2026-11-30T10:53:13.042Z`.
-    static func appendTimestamp(to bytes: inout [UInt8]) {
-        var now = timespec()
-        clock_gettime(CLOCK_REALTIME, &now)
-        var seconds = now.tv_sec
-        var parts = tm()
-        gmtime_r(&seconds, &parts)
-        func pad(_ value: Int, _ width: Int) {
-            var divisor = 1
-            for _ in 1..<width { divisor *= 10 }
-            var rest = value % (divisor * 10)
-            while divisor > 0 {
-                bytes.append(UInt8(truncatingIfNeeded: 48 + rest / divisor))
-                rest %= divisor
-                divisor /= 10
-            }
-        }
-        pad(Int(parts.tm_year) + 1900, 4); bytes.append(UInt8(ascii: "-"))
-        pad(Int(parts.tm_mon) + 1, 2); bytes.append(UInt8(ascii: "-"))
-        pad(Int(parts.tm_mday), 2); bytes.append(UInt8(ascii: "T"))
-        pad(Int(parts.tm_hour), 2); bytes.append(UInt8(ascii: ":"))
-        pad(Int(parts.tm_min), 2); bytes.append(UInt8(ascii: ":"))
-        pad(Int(parts.tm_sec), 2); bytes.append(UInt8(ascii: "."))
-        pad(Int(now.tv_nsec) / 1_000_000, 3); bytes.append(UInt8(ascii: "Z"))
-    }
 }
 
 /// A log field's value.
@@ -132,12 +117,93 @@ public enum LogValue: Sendable, ExpressibleByStringLiteral, ExpressibleByStringI
     public init(floatLiteral value: Double) { self = .double(value) }
     public init(booleanLiteral value: Bool) { self = .bool(value) }
 
-    func append(to line: inout [UInt8]) {
+    /// The most bytes `append(to:)` writes.
+    var maximumLength: Int {
         switch self {
-        case .string(let text): JSONText.appendString(text, to: &line)
-        case .int(let number): line.append(contentsOf: String(number).utf8)
-        case .double(let number): line.append(contentsOf: (number.isFinite ? String(number) : "null").utf8)
-        case .bool(let flag): line.append(contentsOf: (flag ? "true" : "false").utf8)
+        case .string(let text): JSONText.maximumQuotedLength(text.utf8.count)
+        case .int: 20
+        case .double: 32
+        case .bool: 5
         }
+    }
+
+    func append(to line: inout LogLine) {
+        switch self {
+        case .string(let text): line.appendQuoted(text)
+        case .int(let number): line.appendInteger(number)
+        case .double(let number): line.appendText(number.isFinite ? String(number) : "null")
+        case .bool(let flag): line.append(flag ? "true" : "false")
+        }
+    }
+}
+
+/// A log line being written into memory that `Logger.log` sized for it.
+struct LogLine {
+    private let start: UnsafeMutablePointer<UInt8>
+    private var count = 0
+
+    init(start: UnsafeMutablePointer<UInt8>) {
+        self.start = start
+    }
+
+    var bytes: UnsafeBufferPointer<UInt8> { UnsafeBufferPointer(start: start, count: count) }
+
+    mutating func append(_ text: StaticString) {
+        (start + count).update(from: text.utf8Start, count: text.utf8CodeUnitCount)
+        count += text.utf8CodeUnitCount
+    }
+
+    mutating func appendQuoted(_ value: String) {
+        var value = value
+        value.withUTF8 { count += JSONText.writeQuoted($0, into: start + count) }
+    }
+
+    /// Text known to need no escaping, such as a number `String` printed.
+    mutating func appendText(_ value: String) {
+        var value = value
+        value.withUTF8 { text in
+            guard let base = text.baseAddress else { return }
+            (start + count).update(from: base, count: text.count)
+            count += text.count
+        }
+    }
+
+    mutating func appendInteger(_ value: Int) {
+        if value < 0 { append("-") }
+        var magnitude = value.magnitude
+        var digits = 1
+        while magnitude >= 10 { magnitude /= 10; digits += 1 }
+        magnitude = value.magnitude
+        for position in stride(from: digits - 1, through: 0, by: -1) {
+            start[count + position] = UInt8(ascii: "0") + UInt8(magnitude % 10)
+            magnitude /= 10
+        }
+        count += digits
+    }
+
+    /// `width` digits of `value`, zero-padded.
+    private mutating func appendDigits(_ value: Int, width: Int) {
+        var rest = value
+        for position in stride(from: width - 1, through: 0, by: -1) {
+            start[count + position] = UInt8(ascii: "0") + UInt8(truncatingIfNeeded: rest % 10)
+            rest /= 10
+        }
+        count += width
+    }
+
+    /// UTC with milliseconds, for example `2026-11-30T10:53:13.042Z`.
+    mutating func appendTimestamp() {
+        var now = timespec()
+        clock_gettime(CLOCK_REALTIME, &now)
+        var seconds = now.tv_sec
+        var parts = tm()
+        gmtime_r(&seconds, &parts)
+        appendDigits(Int(parts.tm_year) + 1900, width: 4); append("-")
+        appendDigits(Int(parts.tm_mon) + 1, width: 2); append("-")
+        appendDigits(Int(parts.tm_mday), width: 2); append("T")
+        appendDigits(Int(parts.tm_hour), width: 2); append(":")
+        appendDigits(Int(parts.tm_min), width: 2); append(":")
+        appendDigits(Int(parts.tm_sec), width: 2); append(".")
+        appendDigits(Int(now.tv_nsec) / 1_000_000, width: 3); append("Z")
     }
 }

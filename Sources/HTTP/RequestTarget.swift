@@ -5,34 +5,39 @@ struct RequestTarget: Equatable {
     var path: String
     var query: [String: String]
 
-    /// Nil unless `raw` starts with `/` (absolute-form and `*` are not served).
-    init?(_ raw: Substring.UTF8View) {
-        guard raw.first == UInt8(ascii: "/") else { return nil }
-        var end = raw.endIndex
-        if let hash = raw.firstIndex(of: UInt8(ascii: "#")) { end = hash }
-        let target = raw[raw.startIndex..<end]
-        if let mark = target.firstIndex(of: UInt8(ascii: "?")) {
-            path = Self.decode(target[target.startIndex..<mark], plusIsSpace: false)
-            query = Self.parseQuery(target[target.index(after: mark)...])
-        } else {
-            path = Self.decode(target, plusIsSpace: false)
-            query = [:]
-        }
+    /// Nil unless `raw` starts with `/` (absolute-form and `*` are not served). Works on the
+    /// target's bytes in place: it is parsed for every request.
+    init?(_ raw: String) {
+        var raw = raw
+        guard let parsed = raw.withUTF8({ Self.parse(UnsafeRawBufferPointer($0)) }) else { return nil }
+        self = parsed
     }
 
-    init?(_ raw: String) {
-        self.init(Substring(raw).utf8)
+    init(path: String, query: [String: String]) {
+        self.path = path
+        self.query = query
+    }
+
+    private static func parse(_ raw: UnsafeRawBufferPointer) -> RequestTarget? {
+        guard raw.first == UInt8(ascii: "/") else { return nil }
+        let target = raw[..<(raw.firstIndex(of: UInt8(ascii: "#")) ?? raw.endIndex)]
+        guard let mark = target.firstIndex(of: UInt8(ascii: "?")) else {
+            return RequestTarget(path: decode(target, plusIsSpace: false), query: [:])
+        }
+        return RequestTarget(
+            path: decode(target[..<mark], plusIsSpace: false),
+            query: parseQuery(target[(mark + 1)...]))
     }
 
     /// `a=1&b=2&a=3` → `["a": "1", "b": "2"]`: the first value of a key wins.
-    static func parseQuery(_ query: Substring.UTF8View) -> [String: String] {
+    static func parseQuery(_ query: Slice<UnsafeRawBufferPointer>) -> [String: String] {
         var result: [String: String] = [:]
         for pair in query.split(separator: UInt8(ascii: "&"), omittingEmptySubsequences: true) {
             let key: String
             let value: String
             if let equals = pair.firstIndex(of: UInt8(ascii: "=")) {
-                key = decode(pair[pair.startIndex..<equals], plusIsSpace: true)
-                value = decode(pair[pair.index(after: equals)...], plusIsSpace: true)
+                key = decode(pair[..<equals], plusIsSpace: true)
+                value = decode(pair[(equals + 1)...], plusIsSpace: true)
             } else {
                 key = decode(pair, plusIsSpace: true)
                 value = ""
@@ -43,30 +48,25 @@ struct RequestTarget: Equatable {
     }
 
     /// Percent-decodes; a `%` not followed by two hex digits stays as it is. Invalid UTF-8
-    /// becomes U+FFFD rather than an error.
-    static func decode<Bytes: Collection>(_ bytes: Bytes, plusIsSpace: Bool) -> String where Bytes.Element == UInt8 {
+    /// becomes U+FFFD rather than an error. Text with nothing to decode, like most paths, is
+    /// taken as it is.
+    static func decode(_ bytes: Slice<UnsafeRawBufferPointer>, plusIsSpace: Bool) -> String {
+        guard bytes.contains(where: { $0 == UInt8(ascii: "%") || (plusIsSpace && $0 == UInt8(ascii: "+")) }) else {
+            return String(decoding: bytes, as: UTF8.self)
+        }
         var out: [UInt8] = []
         out.reserveCapacity(bytes.count)
         var index = bytes.startIndex
         while index != bytes.endIndex {
             let byte = bytes[index]
-            if byte == UInt8(ascii: "%") {
-                let first = bytes.index(after: index)
-                if first != bytes.endIndex {
-                    let second = bytes.index(after: first)
-                    if second != bytes.endIndex, let high = hexValue(bytes[first]), let low = hexValue(bytes[second]) {
-                        out.append(high << 4 | low)
-                        index = bytes.index(after: second)
-                        continue
-                    }
-                }
-                out.append(byte)
-            } else if plusIsSpace && byte == UInt8(ascii: "+") {
-                out.append(UInt8(ascii: " "))
-            } else {
-                out.append(byte)
+            if byte == UInt8(ascii: "%"), index + 2 < bytes.endIndex,
+               let high = hexValue(bytes[index + 1]), let low = hexValue(bytes[index + 2]) {
+                out.append(high << 4 | low)
+                index += 3
+                continue
             }
-            index = bytes.index(after: index)
+            out.append(plusIsSpace && byte == UInt8(ascii: "+") ? UInt8(ascii: " ") : byte)
+            index += 1
         }
         return String(decoding: out, as: UTF8.self)
     }

@@ -245,6 +245,8 @@ extension HTTPMethod {
 extension Router.Node {
     /// The node under the literal `segment`, if there is one.
     func literal(_ segment: Substring) -> Int? {
-        literals.first { $0.segment.utf8.elementsEqual(segment.utf8) }?.node
+        // Lengths first: most literals differ in length, and comparing them is free.
+        let length = segment.utf8.count
+        return literals.first { $0.segment.utf8.count == length && $0.segment[...] == segment }?.node
     }
 }

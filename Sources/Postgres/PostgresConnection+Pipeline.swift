@@ -27,18 +27,19 @@ extension PostgresConnection {
         var pending = PendingPipeline()
         pending.steps.reserveCapacity(queries.count)
         pending.results.reserveCapacity(queries.count)
-        var preparing: [String: String] = [:]
+        var preparing: [StatementKey: String] = [:]
         do {
             for query in queries {
                 let name: String?
-                if let known = preparedStatements[query.sql] ?? preparing[query.sql] {
+                let key = StatementKey(query.sql)
+                if let known = preparedStatements[key] ?? preparing[key] {
                     name = known
                 } else if preparedStatements.count + preparing.count < Self.preparedStatementLimit {
                     let fresh = "chirp_\(preparedStatements.count + preparing.count)"
                     guard PQsendPrepare(handle, fresh, query.sql, Int32(query.bindings.count), nil) == 1 else {
                         throw connectionError()
                     }
-                    preparing[query.sql] = fresh
+                    preparing[key] = fresh
                     pending.steps.append(.prepare(name: fresh, sql: query.sql))
                     name = fresh
                 } else {
@@ -135,7 +136,7 @@ extension PostgresConnection {
             let status = PQresultStatus(raw)
             switch (pending.steps[pending.next], status) {
             case (.prepare(let name, let sql), PGRES_COMMAND_OK):
-                preparedStatements[sql] = name
+                preparedStatements[StatementKey(sql)] = name
             case (.execute, PGRES_COMMAND_OK), (.execute, PGRES_TUPLES_OK), (.execute, PGRES_EMPTY_QUERY):
                 pending.results.append(result)
             case (_, PGRES_PIPELINE_ABORTED):

@@ -10,7 +10,7 @@ import Glibc
 public final class PostgresConnection: @unchecked Sendable {
     let handle: OpaquePointer
     /// SQL text → name of the statement prepared for it on this connection.
-    var preparedStatements: [String: String] = [:]
+    var preparedStatements: [StatementKey: String] = [:]
     /// Set when the protocol state is unknown (a send or read failed half-way).
     var isBroken = false
     /// The parameters of the statement being sent, each ended by a NUL; kept between

@@ -1,3 +1,4 @@
+import Foundation
 @testable import HTTP
 import Testing
 
@@ -26,6 +27,16 @@ import Testing
 
     @Test func plusStaysLiteralInPaths() throws {
         #expect(try #require(RequestTarget("/a+b")).path == "/a+b")
+    }
+
+    @Test func targetDecodingEdges() throws {
+        // A fragment is dropped, a `%` without two hex digits stays, even at the very end.
+        let target = try #require(RequestTarget("/p%2Fq%4?a=%4&b=1%2B1+2&c=%#frag"))
+        #expect(target.path == "/p/q%4")
+        #expect(target.query == ["a": "%4", "b": "1+1 2", "c": "%"])
+        #expect(try #require(RequestTarget("/plain/path?")).path == "/plain/path")
+        #expect(try #require(RequestTarget("/caf%C3%A9")).path == "/café")
+        #expect(try #require(RequestTarget("/bad%FF")).path == "/bad\u{FFFD}")
     }
 
     @Test func targetMustBeAPath() {
@@ -73,5 +84,19 @@ import Testing
         let line = sink.all[0]
         #expect(line.hasPrefix(#"{"time":""#))
         #expect(line.contains(#""level":"info","logger":"t","msg":"shown","n":3,"s":"a\"b","ok":true}"#))
+    }
+
+    @Test func loggerWritesExtremeValuesWhole() throws {
+        let sink = LineSink()
+        let logger = Logger(label: "t\u{1}", sink: { sink.append($0) })
+        let long = String(repeating: "\u{0}", count: 200)
+        logger.error("e", ["min": .int(Int.min), "max": .int(Int.max), "zero": 0, "tiny": .double(-1.2345678901234568e-300),
+                           "nan": .double(.nan), "long": .string(long)])
+        let line = try #require(sink.all.first)
+        #expect(line.contains(#""level":"error","logger":"t\u0001","msg":"e","min":-9223372036854775808,"max":9223372036854775807,"zero":0"#))
+        #expect(line.contains(#""tiny":-1.2345678901234568e-300,"nan":null,"long":""#))
+        let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
+        #expect((object?["long"] as? String) == long)
+        #expect(line.range(of: #"^\{"time":"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z","#, options: .regularExpression) != nil)
     }
 }

@@ -11,6 +11,33 @@ import Testing
         #expect(query.bindings == ["o'brien", "20"])
     }
 
+    @Test func placeholdersCountPastNine() {
+        let values = Array(1...12)
+        var interpolation = PostgresQuery.StringInterpolation(literalCapacity: 0, interpolationCount: values.count)
+        interpolation.appendLiteral("select ")
+        for value in values { interpolation.appendInterpolation(value); interpolation.appendLiteral(",") }
+        let query = PostgresQuery(stringInterpolation: interpolation)
+        #expect(query.sql == "select $1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,")
+        #expect(query.bindings == values.map { String($0) })
+    }
+
+    @Test func statementsThatHashAlikeStayDistinct() throws {
+        // Same length, same first, middle and last eight bytes: the cache's hash cannot tell
+        // them apart, so only the whole-text comparison keeps their prepared statements apart.
+        let first = "select $1::int8 + 1 as answer, 'aaaaaaaaaaaa' as filler, 'x' as tail"
+        let second = "select $1::int8 + 2 as answer, 'aaaaaaaaaaaa' as filler, 'x' as tail"
+        #expect(StatementKey(first).hashValue == StatementKey(second).hashValue)
+        #expect(StatementKey(first) != StatementKey(second))
+        let connection = try PostgresConnection(configuration: TestDatabase.adminConfiguration())
+        for _ in 0..<2 {
+            let results = try connection.pipeline([
+                PostgresQuery(sql: first, bindings: ["10"]), PostgresQuery(sql: second, bindings: ["10"]),
+            ])
+            #expect(try results.map { try $0.rows[0].decode(Int.self, at: 0) } == [11, 12])
+        }
+        #expect(connection.preparedStatements.count == 2)
+    }
+
     @Test func nilBindsAsNull() {
         let missing: String? = nil
         let query: PostgresQuery = "select \(missing)"
