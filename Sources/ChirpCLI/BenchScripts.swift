@@ -10,7 +10,7 @@ enum BenchScripts {
               let seedIndex = arguments.firstIndex(of: "--seed"), seedIndex + 1 < arguments.count,
               let seed = Int(arguments[seedIndex + 1]),
               let deepIndex = arguments.firstIndex(of: "--deep"), deepIndex + 2 < arguments.count,
-              let micros = Int64(arguments[deepIndex + 1]), let id = UUID(uuidString: arguments[deepIndex + 2])
+              let micros = Int64(arguments[deepIndex + 1]), let id = PostgresUUID(canonical: arguments[deepIndex + 2])
         else {
             throw Environment.Invalid(description: "usage: chirp bench-scripts DIR --seed N --deep MICROSECONDS UUID")
         }

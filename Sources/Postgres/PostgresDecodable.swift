@@ -152,12 +152,18 @@ extension Bool: PostgresDecodable {
     }
 }
 
-extension UUID: PostgresDecodable {
+extension PostgresUUID: PostgresDecodable {
     /// Sixteen bytes, in the order the text form spells them.
-    public static func decode(_ value: UnsafeRawBufferPointer, type: PostgresType) throws -> UUID {
+    public static func decode(_ value: UnsafeRawBufferPointer, type: PostgresType) throws -> PostgresUUID {
         guard type == .uuid else { throw mismatch(type) }
-        guard value.count == MemoryLayout<uuid_t>.size else { throw malformed(value) }
-        return UUID(uuid: value.loadUnaligned(as: uuid_t.self))
+        guard value.count == 16 else { throw malformed(value) }
+        return PostgresUUID(networkOrder: value)
+    }
+}
+
+extension UUID: PostgresDecodable {
+    public static func decode(_ value: UnsafeRawBufferPointer, type: PostgresType) throws -> UUID {
+        try PostgresUUID.decode(value, type: type).uuid
     }
 }
 

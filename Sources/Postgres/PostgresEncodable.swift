@@ -33,6 +33,10 @@ extension Bool: PostgresEncodable {
     public var postgresText: String { self ? "t" : "f" }
 }
 
+extension PostgresUUID: PostgresEncodable {
+    public var postgresText: String { lowercasedString }
+}
+
 extension UUID: PostgresEncodable {
     public var postgresText: String { lowercasedString }
 }

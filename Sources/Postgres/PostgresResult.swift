@@ -96,7 +96,7 @@ public struct PostgresRow: Sendable {
         return try result.decode(type, row: index, column: column)
     }
 
-    /// Decodes consecutive columns as a tuple: `let (id, name) = try row.decode((UUID, String).self)`.
+    /// Decodes consecutive columns as a tuple: `let (id, name) = try row.decode((PostgresUUID, String).self)`.
     public func decode<each Value: PostgresDecodable>(
         _ types: (repeat each Value).Type, startingAt first: Int = 0
     ) throws -> (repeat each Value) {

@@ -18,7 +18,7 @@ import Testing
         switch vector.expected {
         case .accepted:
             #expect(response.status == 200, "\(response.text)")
-            #expect(response.json["id"].string == fixture.userID.uuidString.lowercased())
+            #expect(response.json["id"].string == fixture.userID.lowercasedString)
         case .rejected(let code):
             #expect(response.status == 401)
             #expect(response.header("Content-Type") == "application/problem+json")
@@ -43,7 +43,7 @@ import Testing
     @Test func aGoodTokenForAnAccountThatIsGoneIsRefused() async throws {
         let fixture = try VectorFixture.shared.get()
         let userID = try fixture.app.database.scalar(
-            "insert into users (username) values (\(uniqueName("gone"))) returning id", as: UUID.self)
+            "insert into users (username) values (\(uniqueName("gone"))) returning id", as: PostgresUUID.self)
         let token = TokenMaker(userID: userID, now: Int(Date().timeIntervalSince1970)).signed()
         let before = try await fixture.app.client.get("/v1/me", token: token)
         #expect(before.status == 200)
@@ -62,7 +62,7 @@ import Testing
 
     @Test func aTokenForAUserThatNeverExistedIsRefused() async throws {
         let fixture = try VectorFixture.shared.get()
-        let token = TokenMaker(userID: UUID(), now: Int(Date().timeIntervalSince1970)).signed()
+        let token = TokenMaker(userID: PostgresUUID(UUID()), now: Int(Date().timeIntervalSince1970)).signed()
         let response = try await fixture.app.client.get("/v1/me", token: token)
         #expect(response.status == 401)
         #expect(response.json["code"].string == "unauthorized")
@@ -74,7 +74,7 @@ import Testing
 /// One service and one account for every vector; the vectors only read.
 struct VectorFixture: Sendable {
     let app: TestService
-    let userID: UUID
+    let userID: PostgresUUID
 
     static let shared = Result { try VectorFixture() }
 
@@ -82,7 +82,7 @@ struct VectorFixture: Sendable {
         app = try TestService()
         userID = try app.database.scalar(
             "insert into users (username, display_name) values (\(uniqueName("vector")), 'Vector') returning id",
-            as: UUID.self)
+            as: PostgresUUID.self)
     }
 }
 
@@ -158,7 +158,7 @@ struct TokenVector: Sendable, CustomTestStringConvertible {
         .init("wrong key", .unauthorized) { $0.signed(key: Array("another-secret-another-secret-another".utf8)) },
         .init("empty key", .unauthorized) { $0.signed(key: []) },
         .init("payload tampered: sub changed", .unauthorized) {
-            $0.replacing(payload: $0.claims("sub", quoted(UUID().uuidString.lowercased())), in: $0.signed())
+            $0.replacing(payload: $0.claims("sub", quoted(UUID().lowercasedString)), in: $0.signed())
         },
         .init("payload tampered: exp extended", .unauthorized) {
             $0.replacing(payload: $0.claims("exp", "\($0.now + 86_400 * 365)"), in: $0.signed())
@@ -245,7 +245,7 @@ struct TokenVector: Sendable, CustomTestStringConvertible {
         .init("exp missing", .unauthorized) { $0.signed(claims: $0.claims("exp", nil)) },
         .init("iat missing", .unauthorized) { $0.signed(claims: $0.claims("iat", nil)) },
         .init("sub not a UUID", .unauthorized) { $0.signed(claims: $0.claims("sub", "\"admin\"")) },
-        .init("sub an uppercase UUID", .unauthorized) { $0.signed(claims: $0.claims("sub", quoted($0.userID.uuidString.uppercased()))) },
+        .init("sub an uppercase UUID", .unauthorized) { $0.signed(claims: $0.claims("sub", quoted($0.userID.lowercasedString.uppercased()))) },
         .init("sub a number", .unauthorized) { $0.signed(claims: $0.claims("sub", "42")) },
         .init("exp as a string", .unauthorized) { $0.signed(claims: $0.claims("exp", "\"\($0.now + 900)\"")) },
         .init("exp as a float with a fraction", .unauthorized) { $0.signed(claims: $0.claims("exp", "\($0.now + 900).5")) },
@@ -274,7 +274,7 @@ struct TokenVector: Sendable, CustomTestStringConvertible {
 struct TokenMaker: Sendable {
     static let header = #"{"alg":"HS256","typ":"JWT"}"#
 
-    let userID: UUID
+    let userID: PostgresUUID
     let now: Int
 
     /// A token from the service's own issuer, as if issued at `issuedAt`.
@@ -286,7 +286,7 @@ struct TokenMaker: Sendable {
     /// removed (nil), or added at the end.
     func claims(_ changes: [(String, String?)] = []) -> String {
         var fields: [(String, String)] = [
-            ("iss", "\"chirp\""), ("sub", "\"\(userID.uuidString.lowercased())\""),
+            ("iss", "\"chirp\""), ("sub", "\"\(userID.lowercasedString)\""),
             ("iat", "\(now)"), ("exp", "\(now + 900)"),
         ]
         for (name, value) in changes {

@@ -15,13 +15,13 @@ import Testing
         try SeedGenerator(sizes: sizes).run(on: database.adminConnection(), hasher: PasswordHasher())
         let deep = try database.adminConnection().query(
             "select created_at, id from posts order by created_at desc, id desc offset 1000 limit 1").rows[0]
-            .decode((PostgresTimestamp, UUID).self)
+            .decode((PostgresTimestamp, PostgresUUID).self)
         let scripts = try CeilingScripts.all(seed: 1, deepPosition: deep)
         #expect(scripts.map(\.name).sorted() == [
             "comment", "comments", "explore", "feed", "feed_deep", "follow", "global", "like",
             "offset_deep", "post", "profile", "search", "unfollow", "unlike", "user_posts",
         ])
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("ceilings-\(UUID())")
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("ceilings-\(PostgresUUID(UUID()))")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
         for script in scripts {

@@ -58,7 +58,7 @@ import Testing
     }
 
     @Test func numbersUUIDsAndTimestampsAreWrittenInPlace() throws {
-        let id = try #require(UUID(canonical: "6F9619FF-8B86-D011-B42D-00CF4FC964FF"))
+        let id = try #require(PostgresUUID(canonical: "6F9619FF-8B86-D011-B42D-00CF4FC964FF"))
         let (text, _) = roundTrip { json in
             json.beginArray()
             json.int(0); json.int(-7); json.int(Int.max); json.int(Int.min)
@@ -74,27 +74,29 @@ import Testing
 
     @Test func uuidTextParsesEitherCaseAndNothingElse() {
         let canonical = "00112233-4455-6677-8899-aabbccddeeff"
-        #expect(UUID(canonical: canonical)?.lowercasedString == canonical)
-        #expect(UUID(canonical: canonical.uppercased())?.lowercasedString == canonical)
+        #expect(PostgresUUID(canonical: canonical)?.lowercasedString == canonical)
+        #expect(PostgresUUID(canonical: canonical.uppercased())?.lowercasedString == canonical)
         for bad in ["00112233-4455-6677-8899-aabbccddeefg", "00112233-4455-6677-8899-aabbccddeef", "00112233_4455-6677-8899-aabbccddeeff",
                     "0011223G-4455-6677-8899-aabbccddeeff", "00112233-4455-6677-8899-aabbccddee:f", "00112233-4455-6677-8899-aabbccddee@f"] {
-            #expect(UUID(canonical: bad) == nil, "\(bad)")
+            #expect(PostgresUUID(canonical: bad) == nil, "\(bad)")
         }
         // Every byte value in a digit's place: accepted exactly when it is a hex digit, and
         // read as that digit's value.
         for byte in UInt8.min...UInt8.max {
             var text = Array(canonical.utf8)
             text[35] = byte
-            let parsed = String(bytes: text, encoding: .utf8).flatMap { UUID(canonical: $0) }
+            let parsed = String(bytes: text, encoding: .utf8).flatMap { PostgresUUID(canonical: $0) }
             let digits = Array("0123456789abcdef".utf8)
             let value = digits.firstIndex(of: byte) ?? ((0x41...0x46).contains(byte) ? Int(byte) - 0x41 + 10 : nil)
             #expect((parsed != nil) == (value != nil), "byte \(byte)")
-            if let parsed, let value { #expect(parsed.uuid.15 == 0xf0 | UInt8(value), "byte \(byte)") }
+            if let parsed, let value { #expect(parsed.low & 0xff == 0xf0 | UInt64(value), "byte \(byte)") }
         }
         // Every byte value survives the trip through text.
         let bytes: uuid_t = (0x00, 0x19, 0x2a, 0x3b, 0x4c, 0x5d, 0x6e, 0x7f, 0x80, 0x91, 0xa2, 0xb3, 0xc4, 0xd5, 0xe6, 0xff)
-        let id = UUID(uuid: bytes)
-        #expect(UUID(canonical: id.lowercasedString) == id)
-        #expect(id.lowercasedString == id.uuidString.lowercased())
+        let id = PostgresUUID(UUID(uuid: bytes))
+        #expect(PostgresUUID(canonical: id.lowercasedString) == id)
+        #expect(id.lowercasedString == id.uuid.uuidString.lowercased())
+        #expect(id.uuid == UUID(uuid: bytes))
+        #expect(id.high == 0x0019_2a3b_4c5d_6e7f && id.low == 0x8091_a2b3_c4d5_e6ff)
     }
 }

@@ -89,7 +89,7 @@ import Testing
         let (alice, bob) = (world.alice, world.bob)
         // Bob's comment on Alice's post is hers to remove; his comment on his own post is not.
         let onHerPost = try database.scalar(
-            "insert into comments (post_id, author_id, body) values (\(world.alicePost), \(bob), 'rude') returning id", as: UUID.self)
+            "insert into comments (post_id, author_id, body) values (\(world.alicePost), \(bob), 'rude') returning id", as: PostgresUUID.self)
         #expect(try pool.execute(as: .user(alice), ["delete from comments where id = \(world.bobComment)"])[0].affectedRows == 0)
         #expect(try pool.execute(as: .user(alice), ["delete from comments where id = \(onHerPost)"])[0].affectedRows == 1)
         #expect(try database.scalar("select count(*) from comments where id = \(world.bobComment)", as: Int.self) == 1)
@@ -152,7 +152,7 @@ import Testing
 
         let (role, user) = try pool.execute(as: .user(world.alice), [plain])[0].rows[0].decode((String, String).self)
         #expect(role == "chirp_user")
-        #expect(user == world.alice.uuidString.lowercased())
+        #expect(user == world.alice.lowercasedString)
         let (afterRole, afterUser, pid) = try bare()
         #expect(afterRole == "chirp_service")
         #expect(afterUser == "")
@@ -201,30 +201,30 @@ import Testing
 /// Alice (the acting user), Bob (her target), Carol, and some of everything, made as superuser.
 struct OwnershipFixture {
     let database: TestDatabase
-    let alice: UUID
-    let bob: UUID
-    let carol: UUID
-    let alicePost: UUID
-    let bobPost: UUID
-    let bobComment: UUID
+    let alice: PostgresUUID
+    let bob: PostgresUUID
+    let carol: PostgresUUID
+    let alicePost: PostgresUUID
+    let bobPost: PostgresUUID
+    let bobComment: PostgresUUID
 
     init(_ database: TestDatabase) throws {
         self.database = database
         let connection = try database.adminConnection()
-        func user(_ name: String) throws -> UUID {
+        func user(_ name: String) throws -> PostgresUUID {
             try connection.query("insert into users (username, display_name) values (\(name), \(name)) returning id")
-                .rows[0].decode(UUID.self, at: 0)
+                .rows[0].decode(PostgresUUID.self, at: 0)
         }
         alice = try user("alice")
         bob = try user("bob")
         carol = try user("carol")
         alicePost = try connection.query("insert into posts (author_id, body) values (\(alice), 'alice writes') returning id")
-            .rows[0].decode(UUID.self, at: 0)
+            .rows[0].decode(PostgresUUID.self, at: 0)
         bobPost = try connection.query("insert into posts (author_id, body) values (\(bob), 'bob writes') returning id")
-            .rows[0].decode(UUID.self, at: 0)
+            .rows[0].decode(PostgresUUID.self, at: 0)
         bobComment = try connection.query(
             "insert into comments (post_id, author_id, body) values (\(bobPost), \(bob), 'bob comments') returning id")
-            .rows[0].decode(UUID.self, at: 0)
+            .rows[0].decode(PostgresUUID.self, at: 0)
         try connection.pipeline([
             "insert into likes (user_id, post_id) values (\(bob), \(bobPost)), (\(alice), \(alicePost))",
             "insert into follows (follower_id, followee_id) values (\(bob), \(carol)), (\(alice), \(bob))",

@@ -8,7 +8,7 @@ extension Services {
     /// trip, so that a missing parent is a 404 rather than an empty list.
     func childList<Item: JSONWritable>(
         _ request: HTTPRequest,
-        viewer: UUID?,
+        viewer: PostgresUUID?,
         scope: String,
         missingParent: String,
         statements: (_ after: KeysetPosition?, _ limit: Int) -> (page: PostgresQuery, parentExists: PostgresQuery),

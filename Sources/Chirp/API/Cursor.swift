@@ -38,20 +38,21 @@ struct CursorCodec: Sendable {
 /// A place in a list ordered by `(timestamp, id)`.
 struct KeysetPosition: Equatable, Sendable {
     var timestamp: PostgresTimestamp
-    var id: UUID
+    var id: PostgresUUID
 
     /// Before every row in a descending list; after every row in an ascending one.
     static let top = KeysetPosition(timestamp: PostgresTimestamp(microsecondsSinceEpoch: 253_402_300_799_999_999),  // 9999-12-31
-                                     id: UUID(uuid: (255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255)))
+                                     id: .max)
     static let bottom = KeysetPosition(timestamp: PostgresTimestamp(microsecondsSinceEpoch: -62_135_596_800_000_000),  // 0001-01-01
-                                        id: UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)))
+                                        id: .zero)
 
     func append(to bytes: inout [UInt8]) {
         withUnsafeBytes(of: timestamp.microsecondsSinceEpoch.bigEndian) { bytes.append(contentsOf: $0) }
-        withUnsafeBytes(of: id.uuid) { bytes.append(contentsOf: $0) }
+        withUnsafeBytes(of: id.high.bigEndian) { bytes.append(contentsOf: $0) }
+        withUnsafeBytes(of: id.low.bigEndian) { bytes.append(contentsOf: $0) }
     }
 
-    init(timestamp: PostgresTimestamp, id: UUID) {
+    init(timestamp: PostgresTimestamp, id: PostgresUUID) {
         self.timestamp = timestamp
         self.id = id
     }
@@ -62,15 +63,14 @@ struct KeysetPosition: Equatable, Sendable {
         let start = bytes.startIndex
         var micros: Int64 = 0
         for byte in bytes[start..<(start + 8)] { micros = micros << 8 | Int64(byte) }
-        var uuid = KeysetPosition.bottom.id.uuid
-        withUnsafeMutableBytes(of: &uuid) { raw in
-            for (index, byte) in bytes[(start + 8)..<(start + 24)].enumerated() { raw[index] = byte }
-        }
+        var high: UInt64 = 0, low: UInt64 = 0
+        for byte in bytes[(start + 8)..<(start + 16)] { high = high << 8 | UInt64(byte) }
+        for byte in bytes[(start + 16)..<(start + 24)] { low = low << 8 | UInt64(byte) }
         guard (Self.bottom.timestamp.microsecondsSinceEpoch...Self.top.timestamp.microsecondsSinceEpoch).contains(micros) else {
             return nil
         }
         timestamp = PostgresTimestamp(microsecondsSinceEpoch: micros)
-        id = UUID(uuid: uuid)
+        id = PostgresUUID(high: high, low: low)
     }
 }
 

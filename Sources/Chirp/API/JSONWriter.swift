@@ -101,16 +101,16 @@ struct JSONWriter: ~Copyable {
     }
 
     /// A UUID in its lowercase canonical form, written without an intermediate `String`.
-    mutating func uuid(_ value: UUID) {
+    mutating func uuid(_ value: PostgresUUID) {
         separate()
-        let out = reserve(UUID.textLength + 2)
+        let out = reserve(PostgresUUID.textLength + 2)
         out[0] = UInt8(ascii: "\"")
         value.writeLowercased(into: out + 1)
-        out[UUID.textLength + 1] = UInt8(ascii: "\"")
-        count += UUID.textLength + 2
+        out[PostgresUUID.textLength + 1] = UInt8(ascii: "\"")
+        count += PostgresUUID.textLength + 2
     }
 
-    mutating func optionalUUID(_ value: UUID?) {
+    mutating func optionalUUID(_ value: PostgresUUID?) {
         if let value { uuid(value) } else { null() }
     }
 

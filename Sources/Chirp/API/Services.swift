@@ -10,7 +10,7 @@ struct Services: Sendable {
     let etags: ETags
 
     /// The identity a request's transaction runs as.
-    func identity(for viewer: UUID?) -> PostgresIdentity {
+    func identity(for viewer: PostgresUUID?) -> PostgresIdentity {
         viewer.map(PostgresIdentity.user) ?? .anonymous
     }
 }

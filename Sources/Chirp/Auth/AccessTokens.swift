@@ -25,7 +25,7 @@ public struct AccessTokens: Sendable {
 
     private static let header = Base64URL.encode(Array(#"{"alg":"HS256","typ":"JWT"}"#.utf8))
 
-    public func issue(for userID: UUID, now: Date = Date()) -> String {
+    public func issue(for userID: PostgresUUID, now: Date = Date()) -> String {
         let issuedAt = Int(now.timeIntervalSince1970)
         let claims = #"{"iss":"\#(Self.issuer)","sub":"\#(userID.lowercasedString)","iat":\#(issuedAt),"exp":\#(issuedAt + lifetime)}"#
         let signingInput = Self.header + "." + Base64URL.encode(Array(claims.utf8))
@@ -33,7 +33,7 @@ public struct AccessTokens: Sendable {
     }
 
     /// The user the token speaks for.
-    public func verify(_ token: String, now: Date = Date()) throws(Failure) -> UUID {
+    public func verify(_ token: String, now: Date = Date()) throws(Failure) -> PostgresUUID {
         guard token.utf8.count <= 4096 else { throw .invalid }
         let parts = token.utf8.split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false)
         guard parts.count == 3,
@@ -54,7 +54,7 @@ public struct AccessTokens: Sendable {
         guard HMAC.equal(signature, expected) else { throw .invalid }
 
         guard let claims = Self.object(claimBytes),
-              case .string(let subject)? = claims["sub"], let userID = UUID(canonical: subject),
+              case .string(let subject)? = claims["sub"], let userID = PostgresUUID(canonical: subject),
               !subject.utf8.contains(where: { (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains($0) }),
               let issuedAt = Self.integer(claims["iat"]),
               let expiresAt = Self.integer(claims["exp"]),

@@ -28,14 +28,14 @@ enum AuthQueries {
     }
 
     /// Starts a new token family: a new session.
-    static func startSession(userID: UUID, refreshHash: [UInt8]) -> PostgresQuery {
+    static func startSession(userID: PostgresUUID, refreshHash: [UInt8]) -> PostgresQuery {
         """
         insert into refresh_tokens (user_id, family_id, token_hash, expires_at)
         values (\(userID), gen_random_uuid(), \(PostgresBytes(refreshHash)), now() + make_interval(days => \(RefreshTokens.lifetimeDays)::int))
         """
     }
 
-    static func replacePasswordHash(userID: UUID, passwordHash: String) -> PostgresQuery {
+    static func replacePasswordHash(userID: PostgresUUID, passwordHash: String) -> PostgresQuery {
         "update credentials set password_hash = \(passwordHash), updated_at = now() where user_id = \(userID)"
     }
 
@@ -65,7 +65,7 @@ enum AuthQueries {
     }
 
     /// Ends the session the token belongs to, if it is the caller's.
-    static func revoke(refreshHash: [UInt8], userID: UUID) -> PostgresQuery {
+    static func revoke(refreshHash: [UInt8], userID: PostgresUUID) -> PostgresQuery {
         """
         update refresh_tokens set revoked_at = now()
         where revoked_at is null and family_id = (
@@ -73,7 +73,7 @@ enum AuthQueries {
         """
     }
 
-    static func profile(of userID: UUID) -> PostgresQuery {
+    static func profile(of userID: PostgresUUID) -> PostgresQuery {
         "select \(unescaped: Profile.columns) from users u where u.id = \(userID)"
     }
 

@@ -42,7 +42,7 @@ struct AuthRoutes: Sendable {
         return try await reporting(headers) {
             // Anonymous callers' keys are scoped by their address.
             let owner = "anon:\(request.remoteAddress)"
-            var created: UUID?
+            var created: PostgresUUID?
             let memory = replaySession(created: { created })
             if let earlier = try await idempotency.earlierResponse(request, owner: owner, as: .authService, memory: memory) {
                 return earlier  // a retry: no second password hash
@@ -66,11 +66,11 @@ struct AuthRoutes: Sendable {
 
     /// A replayed sign-up keeps only the user's id, and answers with a new session for them:
     /// no token is stored, and the retrying client still gets a working pair.
-    private func replaySession(created: @escaping () -> UUID?) -> Idempotency.Memory {
+    private func replaySession(created: @escaping () -> PostgresUUID?) -> Idempotency.Memory {
         Idempotency.Memory(
             record: { _ in Array((created()?.lowercasedString ?? "").utf8) },
             replay: { status, stored, transaction in
-                guard let user = UUID(uuidString: String(decoding: stored, as: UTF8.self)) else {
+                guard let user = PostgresUUID(canonical: String(decoding: stored, as: UTF8.self)) else {
                     throw HTTPError.conflict(code: "idempotency_conflict", detail: "the first request with this key did not complete")
                 }
                 let refreshToken = RefreshTokens.generate()

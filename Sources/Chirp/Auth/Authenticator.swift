@@ -1,5 +1,6 @@
 import Foundation
 import HTTP
+import Postgres
 
 /// Turns a request's `Authorization` header into the signed-in user, or refuses it with a
 /// 401 before any database work.
@@ -9,7 +10,7 @@ struct Authenticator: Sendable {
     /// The user, or nil for a request without credentials. A request that sends credentials
     /// that do not verify is refused, even on a public route, so a client learns at once
     /// that its token is bad.
-    func viewer(of request: HTTPRequest) throws -> UUID? {
+    func viewer(of request: HTTPRequest) throws -> PostgresUUID? {
         guard let header = request.headers["Authorization"] else { return nil }
         // "Bearer " in any case, compared as bytes.
         let scheme = "bearer ".utf8
@@ -31,7 +32,7 @@ struct Authenticator: Sendable {
     }
 
     /// The user, or 401 when the request is anonymous.
-    func requireViewer(of request: HTTPRequest) throws -> UUID {
+    func requireViewer(of request: HTTPRequest) throws -> PostgresUUID {
         guard let viewer = try viewer(of: request) else { throw HTTPError.unauthorized() }
         return viewer
     }

@@ -21,14 +21,14 @@ public struct CeilingScript: Sendable {
 
 public enum CeilingScripts {
     /// Placeholders the builders are called with, replaced by pgbench expressions.
-    static let viewer = UUID(uuid: (0, 0, 0, 0, 0, 0, 0x40, 0, 0x80, 0, 0, 0, 0, 0, 0xbe, 0xef))
-    static let post = UUID(uuid: (0, 0, 0, 0, 0, 0, 0x40, 0, 0x80, 0, 0, 0, 0, 0x0b, 0x0b, 0x0b))
+    static let viewer = PostgresUUID(high: 0x0000_0000_0000_4000, low: 0x8000_0000_0000_beef)
+    static let post = PostgresUUID(high: 0x0000_0000_0000_4000, low: 0x8000_0000_000b_0b0b)
     static let username = "bench_author"
 
     /// - Parameters:
     ///   - seed: the seed the database was made with.
     ///   - deepPosition: where the deep-page workload starts (a position 10,000 posts down).
-    public static func all(seed: Int, deepPosition: (PostgresTimestamp, UUID)) throws -> [CeilingScript] {
+    public static func all(seed: Int, deepPosition: (PostgresTimestamp, PostgresUUID)) throws -> [CeilingScript] {
         let deep = KeysetPosition(timestamp: deepPosition.0, id: deepPosition.1)
         let search = HTTPRequest(method: .GET, path: "/v1/search/posts", query: ["q": "swift"])
         let signedIn = PostgresIdentity.user(viewer)

@@ -4,9 +4,9 @@ import Postgres
 /// A comment as the API shows it: top-level when `parentId` is null, otherwise a reply to
 /// a top-level comment of the same post.
 struct Comment: JSONWritable {
-    var id: UUID
-    var postId: UUID
-    var parentId: UUID?
+    var id: PostgresUUID
+    var postId: PostgresUUID
+    var parentId: PostgresUUID?
     var author: Author
     var body: PostgresText
     var createdAt: PostgresTimestamp
@@ -22,7 +22,7 @@ struct Comment: JSONWritable {
 
     init(row: PostgresRow) throws {
         let (id, postId, parentId, body, createdAt, replyCount, authorID, username, displayName) = try row.decode(
-            (UUID, UUID, UUID?, PostgresText, PostgresTimestamp, Int, UUID, PostgresText, PostgresText).self)
+            (PostgresUUID, PostgresUUID, PostgresUUID?, PostgresText, PostgresTimestamp, Int, PostgresUUID, PostgresText, PostgresText).self)
         self.id = id
         self.postId = postId
         self.parentId = parentId

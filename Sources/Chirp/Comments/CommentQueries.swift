@@ -6,7 +6,7 @@ import Postgres
 /// for the replies to one comment.
 enum CommentQueries {
     /// A post's top-level comments strictly after `position`, oldest first.
-    static func thread(of post: UUID, after position: KeysetPosition, limit: Int) -> PostgresQuery {
+    static func thread(of post: PostgresUUID, after position: KeysetPosition, limit: Int) -> PostgresQuery {
         """
         select \(unescaped: Comment.columns) from comments c join users a on a.id = c.author_id
         where c.post_id = \(post) and c.parent_id is null
@@ -17,7 +17,7 @@ enum CommentQueries {
     }
 
     /// The replies to one comment strictly after `position`, oldest first.
-    static func replies(to comment: UUID, after position: KeysetPosition, limit: Int) -> PostgresQuery {
+    static func replies(to comment: PostgresUUID, after position: KeysetPosition, limit: Int) -> PostgresQuery {
         """
         select \(unescaped: Comment.columns) from comments c join users a on a.id = c.author_id
         where c.parent_id = \(comment)
@@ -31,7 +31,7 @@ enum CommentQueries {
     /// 404) rather than failing on whichever foreign key the server checks first. A parent
     /// that is not a top-level comment of this post fails on `comments_parent_same_post_fkey`
     /// or the trigger `comments_reply_to_top_level`.
-    static func create(on post: UUID, parent: UUID?, by viewer: UUID, body: String) -> PostgresQuery {
+    static func create(on post: PostgresUUID, parent: PostgresUUID?, by viewer: PostgresUUID, body: String) -> PostgresQuery {
         """
         with c as (
             insert into comments (post_id, parent_id, author_id, body)
@@ -43,15 +43,15 @@ enum CommentQueries {
     }
 
     /// The delete policy lets only the comment's author or the post's author see the row.
-    static func delete(_ comment: UUID) -> PostgresQuery {
+    static func delete(_ comment: PostgresUUID) -> PostgresQuery {
         "delete from comments where id = \(comment)"
     }
 
-    static func exists(_ comment: UUID) -> PostgresQuery {
+    static func exists(_ comment: PostgresUUID) -> PostgresQuery {
         "select exists (select from comments where id = \(comment))"
     }
 
-    static func postExists(_ post: UUID) -> PostgresQuery {
+    static func postExists(_ post: PostgresUUID) -> PostgresQuery {
         "select exists (select from posts where id = \(post))"
     }
 }

@@ -9,7 +9,7 @@ extension PostgresIdentity {
     public static let anonymous = PostgresIdentity(role: "chirp_anon")
 
     /// A signed-in user: the policies compare rows against `app.user_id`.
-    public static func user(_ id: UUID) -> PostgresIdentity {
+    public static func user(_ id: PostgresUUID) -> PostgresIdentity {
         PostgresIdentity(role: "chirp_user", settings: [.init("app.user_id", id.lowercasedString)])
     }
 

@@ -28,7 +28,7 @@ struct FeedRoutes: Sendable {
         return try await timeline(.author(username: username), request: request, viewer: viewer)
     }
 
-    private func timeline(_ source: TimelineSource, request: HTTPRequest, viewer: UUID?) async throws -> HTTPResponse {
+    private func timeline(_ source: TimelineSource, request: HTTPRequest, viewer: PostgresUUID?) async throws -> HTTPResponse {
         let page = try TimelineRequest(request, source: source, cursors: services.cursors)
         var statements = [source.query(below: page.upper, above: page.floor ?? .bottom, limit: page.limit + 1)]
         if case .author(let username) = source {

@@ -6,7 +6,7 @@ import Postgres
 /// own posts and those of the people they follow), and one author's.
 enum TimelineSource {
     case global
-    case home(viewer: UUID)
+    case home(viewer: PostgresUUID)
     case author(username: String)
 
     /// Cursors are bound to their list, so one from another list (or another user's home

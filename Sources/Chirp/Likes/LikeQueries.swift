@@ -7,22 +7,22 @@ import Postgres
 /// takes serializes concurrent likers of one post, so the count returned is exact.
 enum LikeQueries {
     /// Idempotent: liking twice leaves one row (and fires the counter trigger once).
-    static func like(_ post: UUID, by viewer: UUID) -> PostgresQuery {
+    static func like(_ post: PostgresUUID, by viewer: PostgresUUID) -> PostgresQuery {
         "insert into likes (user_id, post_id) values (\(viewer), \(post)) on conflict do nothing"
     }
 
-    static func unlike(_ post: UUID, by viewer: UUID) -> PostgresQuery {
+    static func unlike(_ post: PostgresUUID, by viewer: PostgresUUID) -> PostgresQuery {
         "delete from likes where user_id = \(viewer) and post_id = \(post)"
     }
 
     /// No row when the post does not exist.
-    static func likeCount(of post: UUID) -> PostgresQuery {
+    static func likeCount(of post: PostgresUUID) -> PostgresQuery {
         "select like_count from posts where id = \(post)"
     }
 
     /// Likers newest first, strictly after `position`: one range scan of
     /// `likes_post_created_at_user_idx`, whatever the depth.
-    static func likers(of post: UUID, after position: KeysetPosition, limit: Int) -> PostgresQuery {
+    static func likers(of post: PostgresUUID, after position: KeysetPosition, limit: Int) -> PostgresQuery {
         """
         select \(unescaped: Liker.columns) from likes l join users u on u.id = l.user_id
         where l.post_id = \(post) and (l.created_at, l.user_id) < (\(position.timestamp), \(position.id))
@@ -31,7 +31,7 @@ enum LikeQueries {
         """
     }
 
-    static func postExists(_ post: UUID) -> PostgresQuery {
+    static func postExists(_ post: PostgresUUID) -> PostgresQuery {
         "select exists (select from posts where id = \(post))"
     }
 }

@@ -44,7 +44,7 @@ struct LikeRoutes: Sendable {
         return try status(of: post, liked: false, from: results[1])
     }
 
-    private func status(of post: UUID, liked: Bool, from count: PostgresResult) throws -> HTTPResponse {
+    private func status(of post: PostgresUUID, liked: Bool, from count: PostgresResult) throws -> HTTPResponse {
         guard let row = count.first else { throw HTTPError.notFound(detail: "no such post") }
         return respond(200, LikeStatus(postId: post, liked: liked, likeCount: try row.decode(Int.self, at: 0)))
     }

@@ -3,7 +3,7 @@ import Postgres
 
 /// A user who liked a post, as the likers list shows them.
 struct Liker: JSONWritable {
-    var id: UUID
+    var id: PostgresUUID
     var username: String
     var displayName: String
     var likedAt: PostgresTimestamp
@@ -15,7 +15,7 @@ struct Liker: JSONWritable {
     static let columns = "u.id, u.username, u.display_name, l.created_at"
 
     init(row: PostgresRow) throws {
-        (id, username, displayName, likedAt) = try row.decode((UUID, String, String, PostgresTimestamp).self)
+        (id, username, displayName, likedAt) = try row.decode((PostgresUUID, String, String, PostgresTimestamp).self)
     }
 
     func write(to json: inout JSONWriter) {
@@ -30,7 +30,7 @@ struct Liker: JSONWritable {
 
 /// The answer to a like or unlike: the viewer's state and the count after the write.
 struct LikeStatus: JSONWritable {
-    var postId: UUID
+    var postId: PostgresUUID
     var liked: Bool
     var likeCount: Int
 

@@ -3,7 +3,7 @@ import Postgres
 
 /// The author of a post or comment, as lists show them.
 struct Author: JSONWritable {
-    var id: UUID
+    var id: PostgresUUID
     var username: PostgresText
     var displayName: PostgresText
 
@@ -18,7 +18,7 @@ struct Author: JSONWritable {
 
 /// A post as the API shows it.
 struct Post: JSONWritable {
-    var id: UUID
+    var id: PostgresUUID
     var author: Author
     var body: PostgresText
     var createdAt: PostgresTimestamp
@@ -41,7 +41,7 @@ struct Post: JSONWritable {
     /// Reads `columns`, which start at column `first` of the row.
     init(row: PostgresRow, startingAt first: Int) throws {
         let (id, body, createdAt, likeCount, commentCount, authorID, username, displayName, likedByMe) = try row.decode(
-            (UUID, PostgresText, PostgresTimestamp, Int, Int, UUID, PostgresText, PostgresText, Bool).self, startingAt: first)
+            (PostgresUUID, PostgresText, PostgresTimestamp, Int, Int, PostgresUUID, PostgresText, PostgresText, Bool).self, startingAt: first)
         self.id = id
         self.body = body
         self.createdAt = createdAt

@@ -3,7 +3,7 @@ import Postgres
 
 /// A user as the API shows them.
 struct Profile: JSONWritable {
-    var id: UUID
+    var id: PostgresUUID
     var username: PostgresText
     var displayName: PostgresText
     var bio: PostgresText
@@ -21,7 +21,7 @@ struct Profile: JSONWritable {
 
     init(row: PostgresRow) throws {
         (id, username, displayName, bio, followerCount, followingCount, postCount, followedByMe) = try row.decode(
-            (UUID, PostgresText, PostgresText, PostgresText, Int, Int, Int, Bool).self)
+            (PostgresUUID, PostgresText, PostgresText, PostgresText, Int, Int, Int, Bool).self)
     }
 
     func write(to json: inout JSONWriter) {
