@@ -16,12 +16,16 @@ public final class PostgresResult: @unchecked Sendable {
     /// Whether values are in binary format, as every statement asks (libpq gives one format
     /// to all of a result's columns); a text result has no rows to decode.
     private let isBinary: Bool
+    /// Each column's type, read once when there are several rows, whose every value asks for
+    /// it; empty otherwise, and libpq is asked.
+    private let columnTypes: [PostgresType]
 
     init(taking handle: OpaquePointer) {
         self.handle = handle
         rowCount = Int(PQntuples(handle))
         columnCount = Int(PQnfields(handle))
         isBinary = columnCount > 0 && PQfformat(handle, 0) == 1
+        columnTypes = rowCount > 1 ? (0..<columnCount).map { PostgresType(oid: PQftype(handle, Int32($0))) } : []
     }
 
     deinit { PQclear(handle) }
@@ -40,7 +44,7 @@ public final class PostgresResult: @unchecked Sendable {
     }
 
     func type(ofColumn column: Int) -> PostgresType {
-        PostgresType(oid: PQftype(handle, Int32(column)))
+        column < columnTypes.count ? columnTypes[column] : PostgresType(oid: PQftype(handle, Int32(column)))
     }
 
     /// Decodes the value at `column`, then moves `column` to the next one.

@@ -27,6 +27,21 @@ import Testing
         #expect(try decodingFails("select 1::int4", as: Bool.self)?.kind == .decoding)
     }
 
+    @Test func everyRowOfAManyRowResultChecksItsColumnTypes() throws {
+        // Results with several rows read each column's type once; the check still holds on
+        // every row and column.
+        let result = try connection.query("select i, i::text, gen_random_uuid() from generate_series(1, 3) i")
+        for row in result.rows {
+            #expect(try row.decode(Int32.self, at: 0) == Int32(row.index + 1))
+            #expect(try row.decode(String.self, at: 1) == String(row.index + 1))
+            _ = try row.decode(PostgresUUID.self, at: 2)
+            #expect(throws: PostgresError.self) { try row.decode(String.self, at: 0) }
+            #expect(throws: PostgresError.self) { try row.decode(Int.self, at: 1) }
+            #expect(throws: PostgresError.self) { try row.decode(Int.self, at: 2) }
+            #expect(throws: PostgresError.self) { try row.decode(Int.self, at: 3) }
+        }
+    }
+
     @Test func nullNeedsAnOptional() throws {
         #expect(try decodingFails("select null::text", as: String.self)?.kind == .decoding)
         let row = try #require(try connection.query("select null::text, 'x'::text").first)
