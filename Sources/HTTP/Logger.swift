@@ -100,7 +100,6 @@ public struct Logger: Sendable {
     public func error(_ message: String, _ fields: KeyValuePairs<String, LogValue> = [:]) {
         log(.error, message, Array(fields))
     }
-
 }
 
 /// A log field's value.

@@ -13,7 +13,7 @@ struct RequestTarget: Equatable {
         self = parsed
     }
 
-    init(path: String, query: [String: String]) {
+    private init(path: String, query: [String: String]) {
         self.path = path
         self.query = query
     }

@@ -245,8 +245,14 @@ extension HTTPMethod {
 extension Router.Node {
     /// The node under the literal `segment`, if there is one.
     func literal(_ segment: Substring) -> Int? {
-        // Lengths first: most literals differ in length, and comparing them is free.
-        let length = segment.utf8.count
-        return literals.first { $0.segment.utf8.count == length && $0.segment[...] == segment }?.node
+        // Byte for byte, as a path is matched, on contiguous bytes rather than through
+        // `String`'s indices; lengths first, since most literals differ in length.
+        var segment = segment
+        return segment.withUTF8 { bytes in
+            literals.first { literal in
+                var text = literal.segment
+                return text.withUTF8 { $0.count == bytes.count && $0.elementsEqual(bytes) }
+            }?.node
+        }
     }
 }
