@@ -15,8 +15,13 @@ struct CursorCodec: Sendable {
         key = HMAC.subkey(of: secret, for: "chirp list cursors v2")
     }
 
+    /// Tagged and encoded in buffers on the stack: every page of every list makes a cursor.
     func encode(_ payload: [UInt8], scope: String) -> String {
-        Base64URL.encode(payload + mac(payload, scope: scope))
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: payload.count + Self.macLength) { tagged in
+            let end = tagged.initialize(fromContentsOf: payload)
+            mac(payload, scope: scope, into: UnsafeMutableBufferPointer(rebasing: tagged[end...]))
+            return Base64URL.encode(UnsafeBufferPointer(tagged))
+        }
     }
 
     func decode(_ text: String, scope: String) throws -> [UInt8] {
@@ -24,12 +29,24 @@ struct CursorCodec: Sendable {
             throw Self.invalid
         }
         let payload = Array(bytes.dropLast(Self.macLength))
-        guard HMAC.equal(Array(bytes.suffix(Self.macLength)), mac(payload, scope: scope)) else { throw Self.invalid }
+        var expected = [UInt8](repeating: 0, count: Self.macLength)
+        expected.withUnsafeMutableBufferPointer { mac(payload, scope: scope, into: $0) }
+        guard HMAC.equal(Array(bytes.suffix(Self.macLength)), expected) else { throw Self.invalid }
         return payload
     }
 
-    private func mac(_ payload: [UInt8], scope: String) -> [UInt8] {
-        BLAKE2b.mac(key: key, message: Array(scope.utf8) + [0] + payload, length: Self.macLength)
+    /// Tags the scope, a zero byte and the payload, so a cursor only opens the list it came from.
+    private func mac(_ payload: [UInt8], scope: String, into tag: UnsafeMutableBufferPointer<UInt8>) {
+        var scope = scope
+        scope.withUTF8 { scope in
+            withUnsafeTemporaryAllocation(of: UInt8.self, capacity: scope.count + 1 + payload.count) { message in
+                var end = message.initialize(fromContentsOf: scope)
+                message.initializeElement(at: end, to: 0)
+                end += 1
+                end = UnsafeMutableBufferPointer(rebasing: message[end...]).initialize(fromContentsOf: payload) + end
+                BLAKE2b.mac(key: key, message: UnsafeBufferPointer(rebasing: message[..<end]), into: tag)
+            }
+        }
     }
 
     static let invalid = HTTPError.badRequest(code: "invalid_cursor", detail: "cursor is malformed or expired")
@@ -83,7 +100,9 @@ struct ListCursor: Equatable, Sendable {
     private static let kind: UInt8 = 1
 
     func encode(with codec: CursorCodec, scope: String) -> String {
-        var bytes: [UInt8] = [Self.kind]
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(49)  // a kind byte and up to two positions
+        bytes.append(Self.kind)
         position.append(to: &bytes)
         if let floor { floor.append(to: &bytes) }
         return codec.encode(bytes, scope: scope)

@@ -75,11 +75,21 @@ enum BLAKE2b {
     /// instructions each, where HMAC-SHA256 takes two (prepared) of several thousand. For
     /// tags no other program has to check, such as list cursors. `key` is 16 to 64 bytes.
     static func mac(key: [UInt8], message: [UInt8], length: Int = 16) -> [UInt8] {
+        var digest = [UInt8](repeating: 0, count: length)
+        message.withUnsafeBufferPointer { message in
+            digest.withUnsafeMutableBufferPointer { mac(key: key, message: message, into: $0) }
+        }
+        return digest
+    }
+
+    /// The same, written into `digest`, whose length (16 to 64 bytes) is the tag's.
+    static func mac(key: [UInt8], message: UnsafeBufferPointer<UInt8>, into digest: UnsafeMutableBufferPointer<UInt8>) {
         precondition((Int(crypto_generichash_KEYBYTES_MIN)...Int(crypto_generichash_KEYBYTES_MAX)).contains(key.count),
                      "BLAKE2b key length out of range")
+        guard let tag = digest.baseAddress,
+              (Int(crypto_generichash_BYTES_MIN)...Int(crypto_generichash_BYTES_MAX)).contains(digest.count)
+        else { preconditionFailure("BLAKE2b tags are 16 to 64 bytes") }
         _ = Sodium.ready
-        var digest = [UInt8](repeating: 0, count: length)
-        crypto_generichash(&digest, length, message, UInt64(message.count), key, key.count)
-        return digest
+        crypto_generichash(tag, digest.count, message.baseAddress, UInt64(message.count), key, key.count)
     }
 }

@@ -9,26 +9,31 @@ enum Base64URL {
     }()
 
     static func encode(_ bytes: some Sequence<UInt8>) -> String {
-        let input = Array(bytes)
-        var output: [UInt8] = []
-        output.reserveCapacity((input.count * 4 + 2) / 3)
-        var index = 0
-        while index + 3 <= input.count {
-            let chunk = UInt32(input[index]) << 16 | UInt32(input[index + 1]) << 8 | UInt32(input[index + 2])
-            output.append(alphabet[Int(chunk >> 18 & 63)])
-            output.append(alphabet[Int(chunk >> 12 & 63)])
-            output.append(alphabet[Int(chunk >> 6 & 63)])
-            output.append(alphabet[Int(chunk & 63)])
-            index += 3
+        if let encoded = bytes.withContiguousStorageIfAvailable({ encode($0) }) { return encoded }
+        return Array(bytes).withUnsafeBufferPointer { encode($0) }
+    }
+
+    /// Written straight into the new string's storage.
+    static func encode(_ input: UnsafeBufferPointer<UInt8>) -> String {
+        String(unsafeUninitializedCapacity: (input.count * 4 + 2) / 3) { output in
+            var index = 0, written = 0
+            func put(_ sextet: UInt32) {
+                output[written] = alphabet[Int(sextet & 63)]
+                written += 1
+            }
+            while index + 3 <= input.count {
+                let chunk = UInt32(input[index]) << 16 | UInt32(input[index + 1]) << 8 | UInt32(input[index + 2])
+                put(chunk >> 18); put(chunk >> 12); put(chunk >> 6); put(chunk)
+                index += 3
+            }
+            let rest = input.count - index
+            if rest > 0 {
+                let chunk = UInt32(input[index]) << 16 | (rest == 2 ? UInt32(input[index + 1]) << 8 : 0)
+                put(chunk >> 18); put(chunk >> 12)
+                if rest == 2 { put(chunk >> 6) }
+            }
+            return written
         }
-        let rest = input.count - index
-        if rest > 0 {
-            let chunk = UInt32(input[index]) << 16 | (rest == 2 ? UInt32(input[index + 1]) << 8 : 0)
-            output.append(alphabet[Int(chunk >> 18 & 63)])
-            output.append(alphabet[Int(chunk >> 12 & 63)])
-            if rest == 2 { output.append(alphabet[Int(chunk >> 6 & 63)]) }
-        }
-        return String(decoding: output, as: UTF8.self)
     }
 
     /// Strict: only the URL alphabet, no padding, no whitespace, canonical trailing bits.
