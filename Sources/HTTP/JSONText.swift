@@ -18,6 +18,30 @@ public enum JSONText {
     /// (`\u001f`) for each byte at worst.
     public static func maximumQuotedLength(_ count: Int) -> Int { 6 * count + 2 }
 
+    /// The most bytes `writeInteger` writes: a sign and 19 digits.
+    public static var maximumIntegerLength: Int { 20 }
+
+    /// Writes `value` in decimal at `out`, which has room for `maximumIntegerLength` bytes,
+    /// and returns how many it wrote.
+    public static func writeInteger(_ value: Int, into out: UnsafeMutablePointer<UInt8>) -> Int {
+        var magnitude = value.magnitude
+        var digits = 0
+        repeat {
+            digits += 1
+            magnitude /= 10
+        } while magnitude > 0
+        var position = digits + (value < 0 ? 1 : 0)
+        let length = position
+        if value < 0 { out[0] = UInt8(ascii: "-") }
+        magnitude = value.magnitude
+        repeat {
+            position -= 1
+            out[position] = UInt8(truncatingIfNeeded: 48 + magnitude % 10)
+            magnitude /= 10
+        } while magnitude > 0
+        return length
+    }
+
     /// Writes `utf8` as a quoted JSON string at `out`, which has room for
     /// `maximumQuotedLength(utf8.count)` bytes, and returns how many it wrote. Runs that need
     /// no escaping are copied in one go.

@@ -120,7 +120,7 @@ public enum LogValue: Sendable, ExpressibleByStringLiteral, ExpressibleByStringI
     var maximumLength: Int {
         switch self {
         case .string(let text): JSONText.maximumQuotedLength(text.utf8.count)
-        case .int: 20
+        case .int: JSONText.maximumIntegerLength
         case .double: 32
         case .bool: 5
         }
@@ -168,16 +168,8 @@ struct LogLine {
     }
 
     mutating func appendInteger(_ value: Int) {
-        if value < 0 { append("-") }
-        var magnitude = value.magnitude
-        var digits = 1
-        while magnitude >= 10 { magnitude /= 10; digits += 1 }
-        magnitude = value.magnitude
-        for position in stride(from: digits - 1, through: 0, by: -1) {
-            start[count + position] = UInt8(ascii: "0") + UInt8(magnitude % 10)
-            magnitude /= 10
-        }
-        count += digits
+        let written = JSONText.writeInteger(value, into: start + count)
+        count += written
     }
 
     /// `width` digits of `value`, zero-padded.

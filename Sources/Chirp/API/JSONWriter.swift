@@ -126,24 +126,8 @@ struct JSONWriter: ~Copyable {
 
     mutating func int(_ value: Int) {
         separate()
-        // At most 20 characters: a sign and 19 digits.
-        let out = reserve(20)
-        var magnitude = value.magnitude
-        var digits = 0
-        repeat {
-            digits += 1
-            magnitude /= 10
-        } while magnitude > 0
-        var position = digits + (value < 0 ? 1 : 0)
-        let length = position
-        if value < 0 { out[0] = UInt8(ascii: "-") }
-        magnitude = value.magnitude
-        repeat {
-            position -= 1
-            out[position] = UInt8(truncatingIfNeeded: 48 + magnitude % 10)
-            magnitude /= 10
-        } while magnitude > 0
-        count += length
+        let written = JSONText.writeInteger(value, into: reserve(JSONText.maximumIntegerLength))
+        count += written
     }
 
     mutating func bool(_ value: Bool) {
