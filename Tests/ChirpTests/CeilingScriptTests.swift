@@ -21,7 +21,7 @@ import Testing
             "comment", "comments", "explore", "feed", "feed_deep", "follow", "global", "like",
             "offset_deep", "post", "profile", "search", "unfollow", "unlike", "user_posts",
         ])
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("ceilings-\(PostgresUUID(UUID()))")
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("ceilings-\(UUID())")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
         for script in scripts {

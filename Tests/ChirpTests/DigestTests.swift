@@ -62,3 +62,14 @@ import Testing
         bytes.map { String($0 >> 4, radix: 16) + String($0 & 0x0f, radix: 16) }.joined()
     }
 }
+
+extension BLAKE2b {
+    /// A `length`-byte tag of `message`, as an array.
+    fileprivate static func mac(key: [UInt8], message: [UInt8], length: Int = 16) -> [UInt8] {
+        var digest = [UInt8](repeating: 0, count: length)
+        message.withUnsafeBufferPointer { message in
+            digest.withUnsafeMutableBufferPointer { mac(key: key, message: message, into: $0) }
+        }
+        return digest
+    }
+}

@@ -73,16 +73,8 @@ enum SipHash128 {
 enum BLAKE2b {
     /// Keyed BLAKE2b, a MAC: for a short message two compressions of a few hundred
     /// instructions each, where HMAC-SHA256 takes two (prepared) of several thousand. For
-    /// tags no other program has to check, such as list cursors. `key` is 16 to 64 bytes.
-    static func mac(key: [UInt8], message: [UInt8], length: Int = 16) -> [UInt8] {
-        var digest = [UInt8](repeating: 0, count: length)
-        message.withUnsafeBufferPointer { message in
-            digest.withUnsafeMutableBufferPointer { mac(key: key, message: message, into: $0) }
-        }
-        return digest
-    }
-
-    /// The same, written into `digest`, whose length (16 to 64 bytes) is the tag's.
+    /// tags no other program has to check, such as list cursors. `key` is 16 to 64 bytes;
+    /// the tag is written into `digest`, whose length (16 to 64 bytes) is the tag's.
     static func mac(key: [UInt8], message: UnsafeBufferPointer<UInt8>, into digest: UnsafeMutableBufferPointer<UInt8>) {
         precondition((Int(crypto_generichash_KEYBYTES_MIN)...Int(crypto_generichash_KEYBYTES_MAX)).contains(key.count),
                      "BLAKE2b key length out of range")

@@ -5,7 +5,7 @@ import Postgres
 extension HTTPRequest {
     /// A path parameter that must be a UUID (400 otherwise, before any database work).
     func uuidParameter(_ name: String) throws -> PostgresUUID {
-        guard let text = pathParameters[name], text.utf8.count == 36, let id = PostgresUUID(canonical: text) else {
+        guard let text = pathParameters[name], let id = PostgresUUID(canonical: text) else {
             throw HTTPError.badRequest(code: "invalid_parameter", detail: "\(name) must be a UUID")
         }
         return id

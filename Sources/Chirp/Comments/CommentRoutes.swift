@@ -48,7 +48,7 @@ struct CommentRoutes: Sendable {
         let body = try JSONBody(request, allowed: ["body", "parentId"])
         let text = try Validation.trimmedText(try body.string("body"), field: "body", maxLength: Self.maxLength, minLength: 1)
         let parent = try body.optionalString("parentId").map { raw in
-            guard raw.utf8.count == 36, let id = PostgresUUID(canonical: raw) else {
+            guard let id = PostgresUUID(canonical: raw) else {
                 throw HTTPError.unprocessable(detail: "parentId must be a UUID")
             }
             return id
