@@ -2,7 +2,7 @@
 """Runs each workload through wrk (HTTP) and pgbench (the same SQL), and writes the report.
 
 Called by bench/run, which prepares the database and starts the service."""
-import argparse, datetime, json, os, platform, re, statistics, subprocess, sys, tempfile, time, urllib.request
+import argparse, datetime, json, os, platform, re, secrets, statistics, subprocess, sys, tempfile, time, urllib.parse, urllib.request
 
 VIEWERS = 64          # demo1..demo64 sign in; authors are demo65..demo128
 POSTS = 1000          # the 1,000 posts workloads pick from (the seed's most liked and commented)
@@ -147,6 +147,51 @@ def pgbench(args, scripts, script_dir, connections, duration, posts=POSTS):
     p99 = latencies[int(len(latencies) * 0.99)] if latencies else float("nan")
     return {"tps": tps, "latency_ms": latency, "p99": p99, "cpu_us": per_operation(load, tps)}
 
+def pool_comparison(args, tokens, posts, authors, script_dir):
+    """The cheap reads from a second service left at its default pool, in turns with the
+    benchmarked one, whose pool is set to pgbench's client count so that PostgreSQL serves both
+    at the same concurrency; and pgbench at the default pool's count, for PostgreSQL alone.
+    Anonymous reads only: the second service signs its own tokens."""
+    port = urllib.parse.urlparse(args.service).port + 1
+    url = "http://127.0.0.1:%d" % port
+    environment = dict(os.environ, DATABASE_URL=args.database, JWT_SECRET=secrets.token_urlsafe(48), HOST="127.0.0.1",
+                       PORT=str(port), MAX_CONNECTIONS_PER_IP="0", LOG_LEVEL=os.environ.get("BENCH_LOG_LEVEL", "info"))
+    environment.pop("DATABASE_POOL_SIZE", None)
+    with open(os.path.join(ROOT, "bench/results/service-default-pool.log"), "w") as log:
+        process = subprocess.Popen([args.chirp, "serve"], env=environment, stdout=subprocess.DEVNULL, stderr=log)
+    try:
+        for _ in range(50):
+            try:
+                urllib.request.urlopen(url + "/readyz").read()
+                break
+            except OSError:
+                time.sleep(0.2)
+        else:
+            raise SystemExit("the service at its default pool did not start; see bench/results/service-default-pool.log")
+        default = argparse.Namespace(**dict(vars(args), service=url))
+        comparison = {}
+        for name, path in [("comments", "/v1/posts/{post}/comments"), ("profile", "/v1/users/{author}")]:
+            turns = [(wrk(args, name, "GET", path, tokens, posts, authors, args.connections, args.duration / args.rounds),
+                      wrk(default, name, "GET", path, tokens, posts, authors, args.connections, args.duration / args.rounds))
+                     for _ in range(args.rounds)]
+            comparison[name] = {
+                "benchmarked_rps": sum(b["rps"] for b, _ in turns) / len(turns),
+                "default_rps": sum(d["rps"] for _, d in turns) / len(turns),
+                "speedup": round(statistics.median(d["rps"] / b["rps"] for b, d in turns), 3),
+                "benchmarked_database_us": statistics.mean(b["cpu_us"].get("postgres", 0) for b, _ in turns),
+                "default_database_us": statistics.mean(d["cpu_us"].get("postgres", 0) for _, d in turns),
+                "errors": sum(d["errors"] for _, d in turns)}
+            print("   pool: %s x%.2f at the default pool" % (name, comparison[name]["speedup"]), file=sys.stderr)
+        metrics = urllib.request.urlopen(url + "/metrics").read().decode()
+        comparison["default_size"] = int(float(re.search(r"^db_pool_max (\S+)$", metrics, re.M).group(1)))
+        comparison["benchmarked_size"] = args.connections
+    finally:
+        process.terminate()
+        process.wait()
+    for name in ("comments", "profile"):
+        comparison[name]["database_alone_tps"] = pgbench(args, [name], script_dir, comparison["default_size"], min(args.duration, 10))["tps"]
+    return comparison
+
 def rss_mib(pid):
     with open("/proc/%d/status" % pid) as handle:
         return int(re.search(r"VmRSS:\s+(\d+) kB", handle.read()).group(1)) / 1024
@@ -258,6 +303,8 @@ def main():
         "ratio_to_slower_read": round(alone_profile["p50"] / alone_posts["p50"], 3),
         "both_reads_sequential_ms": alone_reads["latency_ms"]}
     results["like_count_mismatches"] = int(psql(args.admin, LIKE_COUNT_MISMATCHES))
+    print("== pool size", file=sys.stderr)
+    results["pool"] = pool_comparison(args, tokens, posts, authors, script_dir)
     for connections in (64, 512):
         process = subprocess.Popen(["wrk", "-t2", "-c%d" % connections, "-d%ds" % extra, args.service + "/v1/posts"],
                                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
@@ -337,9 +384,10 @@ def write_report(args, results):
         profile_database_excess_text=excess_text(
             results["profile"]["cpu_us"].get("postgres", 0) - results["profile"]["ceiling_cpu_us"].get("postgres", 0)),
         comments_ceiling_database=results["comments"]["ceiling_cpu_us"].get("postgres", 0),
+        comments_ceiling_tps=results["comments"]["ceiling_tps"], profile_ceiling_tps=results["profile"]["ceiling_tps"],
         profile_mean_ratio=results["profile"]["rps"] / results["profile"]["ceiling_tps"],
         profile_median_ratio=results["profile"]["ratio"],
-        rss_idle=results["idle_rss_mib"], rss_64=results["rss_mib_64"], rss_512=results["rss_mib_512"])
+        rss_idle=results["idle_rss_mib"], rss_64=results["rss_mib_64"], rss_512=results["rss_mib_512"], pool=results["pool"])
     with open(os.path.join(ROOT, "docs/BENCHMARKS.md"), "w") as handle:
         handle.write(report)
 

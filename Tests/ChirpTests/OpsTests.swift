@@ -1,0 +1,19 @@
+import Foundation
+import Testing
+
+@Suite struct OpsTests {
+    /// An operator sizing the pool needs to see it: its bound, and how much of it requests use.
+    @Test func metricsShowThePool() async throws {
+        let app = try await TestService.started { $0.pool.maxConnections = 7 }
+        #expect(try await app.client.get("/readyz").status == 200)
+        let metrics = try await app.client.get("/metrics")
+        #expect(metrics.status == 200)
+        let lines = Set(metrics.text.split(separator: "\n").map(String.init))
+        #expect(lines.contains("db_pool_max 7"))
+        #expect(lines.contains("db_pool_in_use 0"))
+        #expect(lines.contains("db_pool_waiting 0"))
+        #expect(lines.contains("db_pool_lease_timeouts 0"))
+        // `/readyz` has opened a connection, which is idle again.
+        #expect(lines.contains { $0.hasPrefix("db_pool_connections ") && $0 != "db_pool_connections 0" })
+    }
+}
