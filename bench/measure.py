@@ -335,6 +335,12 @@ def excess_text(microseconds):
     """How much more (or less) PostgreSQL spent behind the service, as the report says it."""
     return "%.0f µs %s" % (abs(microseconds), "more" if microseconds >= 0 else "less")
 
+def ratio_at_default_pool(results, name):
+    """A read's ratio as if both sides ran at the default pool's size: the ratio at the
+    benchmarked size, times the service's speed-up at the default over PostgreSQL's alone."""
+    pool = results["pool"][name]
+    return results[name]["ratio"] * pool["speedup"] / pool["database_speedup"]
+
 def rounds_note(rounds):
     return "the median of the %d turns' ratios" % rounds if rounds > 1 else "from a single turn"
 
@@ -393,7 +399,10 @@ def write_report(args, results):
         comments_ceiling_database=results["comments"]["ceiling_cpu_us"].get("postgres", 0),
         profile_mean_ratio=results["profile"]["rps"] / results["profile"]["ceiling_tps"],
         profile_median_ratio=results["profile"]["ratio"],
-        rss_idle=results["idle_rss_mib"], rss_64=results["rss_mib_64"], rss_512=results["rss_mib_512"], pool=results["pool"])
+        rss_idle=results["idle_rss_mib"], rss_64=results["rss_mib_64"], rss_512=results["rss_mib_512"], pool=results["pool"],
+        comments_ceiling_ratio=results["comments"]["ratio"], profile_ceiling_ratio=results["profile"]["ratio"],
+        comments_at_default_pool=ratio_at_default_pool(results, "comments"),
+        profile_at_default_pool=ratio_at_default_pool(results, "profile"))
     with open(os.path.join(ROOT, "docs/BENCHMARKS.md"), "w") as handle:
         handle.write(report)
 
