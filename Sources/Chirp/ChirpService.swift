@@ -24,7 +24,6 @@ public final class ChirpService: Sendable {
         metrics = Metrics()
         router = Router(logger: logger)
         OpsRoutes(pool: pool, metrics: metrics).register(on: router)
-        PoolMetrics.register(pool, on: metrics)
         OpenAPIRoute(path: configuration.openAPIPath, logger: logger).register(on: router)
         let hasher = PasswordHasher(parameters: configuration.passwordHashing)
         metrics.registerGauge("password_hashes_total", help: "Argon2id hashes and verifications performed.") {

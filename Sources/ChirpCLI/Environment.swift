@@ -63,15 +63,6 @@ struct Environment {
         }
     }
 
-    /// Three per core, at most 32. A database on this machine (the private one, or Compose's)
-    /// does the most with a few busy backends per core: fewer leave the cores idle while the
-    /// service works between round trips, more only take turns on them, and every turn costs
-    /// PostgreSQL CPU (docs/BENCHMARKS.md, "Pool size", measures it). At most a third of
-    /// PostgreSQL's default `max_connections`, leaving room for other clients.
-    static var defaultPoolSize: Int {
-        min(3 * ProcessInfo.processInfo.activeProcessorCount, 32)
-    }
-
     func serviceConfiguration() throws -> ChirpConfiguration {
         let secret = try required("JWT_SECRET", "access tokens are signed with it (32 bytes or more)")
         guard secret.utf8.count >= 32 else {
@@ -85,7 +76,7 @@ struct Environment {
         http.perIPConnectionLimit = try integer("MAX_CONNECTIONS_PER_IP", default: 256, in: 0...65_536)
         http.eventLoops = try integer("EVENT_LOOPS", default: http.eventLoops, in: 1...256)
         let pool = PostgresPoolConfiguration(
-            maxConnections: try integer("DATABASE_POOL_SIZE", default: Self.defaultPoolSize, in: 2...1_000),
+            maxConnections: try integer("DATABASE_POOL_SIZE", default: PostgresPoolConfiguration.defaultMaxConnections, in: 2...1_000),
             leaseTimeout: .milliseconds(try integer("DATABASE_POOL_TIMEOUT_MS", default: 2_000, in: 1...60_000)))
         var configuration = ChirpConfiguration(
             database: try database("DATABASE_URL"), pool: pool, http: http,

@@ -15,13 +15,22 @@ public struct PostgresPoolConfiguration: Sendable {
     public var loopAffinityWindow: Duration
 
     public init(
-        maxConnections: Int = 10, leaseTimeout: Duration = .seconds(2), maxAttempts: Int = 3,
+        maxConnections: Int = PostgresPoolConfiguration.defaultMaxConnections, leaseTimeout: Duration = .seconds(2), maxAttempts: Int = 3,
         loopAffinityWindow: Duration = .milliseconds(10)
     ) {
         self.maxConnections = max(1, maxConnections)
         self.leaseTimeout = leaseTimeout
         self.maxAttempts = max(1, maxAttempts)
         self.loopAffinityWindow = loopAffinityWindow
+    }
+
+    /// Three per core, at most 32. A database on this machine (the service's private one, or
+    /// Compose's) does the most with a few busy backends per core: fewer leave the cores idle
+    /// while the client works between round trips, more only take turns on them, and every turn
+    /// costs PostgreSQL CPU (docs/BENCHMARKS.md, "Pool size", measures it). At most a third of
+    /// PostgreSQL's default `max_connections`, leaving room for other clients.
+    public static var defaultMaxConnections: Int {
+        min(3 * ProcessInfo.processInfo.activeProcessorCount, 32)
     }
 }
 

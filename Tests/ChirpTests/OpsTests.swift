@@ -16,4 +16,12 @@ import Testing
         // `/readyz` has opened a connection, which is idle again.
         #expect(lines.contains { $0.hasPrefix("db_pool_connections ") && $0 != "db_pool_connections 0" })
     }
+
+    /// Left to its default, the pool is three connections per core, at most 32 (README).
+    @Test func theDefaultPoolIsThreePerCore() async throws {
+        let app = try await TestService.started { $0.pool = .init(leaseTimeout: .seconds(5)) }
+        let metrics = try await app.client.get("/metrics")
+        let expected = min(3 * ProcessInfo.processInfo.activeProcessorCount, 32)
+        #expect(metrics.text.split(separator: "\n").contains("db_pool_max \(expected)"))
+    }
 }

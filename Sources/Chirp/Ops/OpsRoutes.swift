@@ -1,12 +1,13 @@
 import HTTP
 import Postgres
 
-/// Liveness, readiness and metrics, for orchestrators and Prometheus.
+/// Liveness, readiness and metrics (with the pool's gauges), for orchestrators and Prometheus.
 struct OpsRoutes {
     let pool: PostgresPool
     let metrics: Metrics
 
     func register(on router: Router) {
+        PoolMetrics.register(pool, on: metrics)
         router.add(.GET, "/healthz") { _ in
             .json(200, Array(#"{"status":"ok"}"#.utf8))
         }
