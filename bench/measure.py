@@ -200,6 +200,8 @@ def pool_comparison(args, tokens, posts, authors, script_dir):
                 "default_database_us": statistics.mean(d["cpu_us"].get("postgres", 0) for _, _, d, _ in turns),
                 "default_service_us": statistics.mean(d["cpu_us"].get("chirp", 0) for _, _, d, _ in turns),
                 "default_ceiling_database_us": statistics.mean(dc["cpu_us"].get("postgres", 0) for _, _, _, dc in turns),
+                "default_ceiling_client_us": statistics.mean(dc["cpu_us"].get("pgbench", 0) for _, _, _, dc in turns),
+                "default_wrk_us": statistics.mean(d["cpu_us"].get("wrk", 0) for _, _, d, _ in turns),
                 "errors": sum(b["errors"] + d["errors"] for b, _, d, _ in turns)}
             print("   pool: %s x%.2f at the default pool; ratio %.3f at %d on both sides" % (
                 name, comparison[name]["speedup"], comparison[name]["default_ratio"], default_size), file=sys.stderr)
@@ -352,6 +354,16 @@ def default_pool_verdict(pool):
         return "both meet the read target"
     return "%s fall%s short of the read target" % (" and ".join(short), "" if len(short) > 1 else "s")
 
+def default_pool_budget(pool, name):
+    """What the service may spend per request, in µs, for the read to reach its target at the
+    default pool (as `service_budget` does at the benchmarked size), or a note for a run that
+    did not measure the load generators' share there."""
+    figures = pool[name]
+    if "default_ceiling_client_us" not in figures:
+        return "not measured"
+    ceiling = figures["default_ceiling_database_us"] + figures["default_ceiling_client_us"]
+    return "%.0f" % (ceiling / TARGETS["read"] - figures["default_database_us"] - figures["default_wrk_us"])
+
 def rounds_note(rounds):
     return "the median of the %d turns' ratios" % rounds if rounds > 1 else "from a single turn"
 
@@ -416,7 +428,9 @@ def write_report(args, results):
         rss_idle=results["idle_rss_mib"], rss_64=results["rss_mib_64"], rss_512=results["rss_mib_512"], pool=results["pool"],
         comments_ceiling_ratio=results["comments"]["ratio"], profile_ceiling_ratio=results["profile"]["ratio"],
         user_posts_ratio=results["user_posts"]["ratio"],
-        default_pool_verdict=default_pool_verdict(results["pool"]))
+        default_pool_verdict=default_pool_verdict(results["pool"]),
+        comments_default_budget=default_pool_budget(results["pool"], "comments"),
+        profile_default_budget=default_pool_budget(results["pool"], "profile"))
     with open(os.path.join(ROOT, "docs/BENCHMARKS.md"), "w") as handle:
         handle.write(report)
 
