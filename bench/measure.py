@@ -148,6 +148,11 @@ def pgbench(args, scripts, script_dir, connections, duration, posts=POSTS):
     p99 = latencies[int(len(latencies) * 0.99)] if latencies else float("nan")
     return {"tps": tps, "latency_ms": latency, "p99": p99, "cpu_us": per_operation(load, tps)}
 
+def mean_cpu(runs):
+    """Each program's CPU µs per operation, averaged over wrk or pgbench turns."""
+    return {program: round(sum(run["cpu_us"].get(program, 0) for run in runs) / len(runs), 1) for program in PROGRAMS
+            if any(program in run["cpu_us"] for run in runs)}
+
 def pool_comparison(args, tokens, posts, authors, script_dir):
     """The cheap reads at two pool sizes, each against pgbench at as many clients: the
     benchmarked service (its pool set to pgbench's client count above) and a second one left
@@ -197,11 +202,9 @@ def pool_comparison(args, tokens, posts, authors, script_dir):
                 "default_ratio": median_of(lambda b, bc, d, dc: d["rps"] / dc["tps"]),
                 "default_ratio_range": [round(default_ratios[0], 3), round(default_ratios[-1], 3)],
                 "benchmarked_database_us": statistics.mean(b["cpu_us"].get("postgres", 0) for b, _, _, _ in turns),
-                "default_database_us": statistics.mean(d["cpu_us"].get("postgres", 0) for _, _, d, _ in turns),
-                "default_service_us": statistics.mean(d["cpu_us"].get("chirp", 0) for _, _, d, _ in turns),
-                "default_ceiling_database_us": statistics.mean(dc["cpu_us"].get("postgres", 0) for _, _, _, dc in turns),
-                "default_ceiling_client_us": statistics.mean(dc["cpu_us"].get("pgbench", 0) for _, _, _, dc in turns),
-                "default_wrk_us": statistics.mean(d["cpu_us"].get("wrk", 0) for _, _, d, _ in turns),
+                # Shaped like a workload's, for `service_budget`.
+                "default": {"cpu_us": mean_cpu([d for _, _, d, _ in turns]),
+                            "ceiling_cpu_us": mean_cpu([dc for _, _, _, dc in turns])},
                 "errors": sum(b["errors"] + d["errors"] for b, _, d, _ in turns)}
             print("   pool: %s x%.2f at the default pool; ratio %.3f at %d on both sides" % (
                 name, comparison[name]["speedup"], comparison[name]["default_ratio"], default_size), file=sys.stderr)
@@ -280,9 +283,6 @@ def main():
                        "p99": max(h["p99"] for h, _ in rounds),
                        "errors": sum(h["errors"] for h, _ in rounds)}
         ceiling = {"tps": sum(p["tps"] for _, p in rounds) / len(rounds), "p99": max(p["p99"] for _, p in rounds)}
-        def mean_cpu(runs):
-            return {program: round(sum(run["cpu_us"].get(program, 0) for run in runs) / len(runs), 1) for program in PROGRAMS
-                    if any(program in run["cpu_us"] for run in runs)}
         # Each turn of the service is paired with the ceiling's turn right after it, and the
         # ratio is the median of the pairs': the machine's speed drifts by a third within a
         # minute (wrk's own CPU per request moves as much), which a pair mostly shares.
@@ -354,16 +354,6 @@ def default_pool_verdict(pool):
         return "both meet the read target"
     return "%s fall%s short of the read target" % (" and ".join(short), "" if len(short) > 1 else "s")
 
-def default_pool_budget(pool, name):
-    """What the service may spend per request, in µs, for the read to reach its target at the
-    default pool (as `service_budget` does at the benchmarked size), or a note for a run that
-    did not measure the load generators' share there."""
-    figures = pool[name]
-    if "default_ceiling_client_us" not in figures:
-        return "not measured"
-    ceiling = figures["default_ceiling_database_us"] + figures["default_ceiling_client_us"]
-    return "%.0f" % (ceiling / TARGETS["read"] - figures["default_database_us"] - figures["default_wrk_us"])
-
 def rounds_note(rounds):
     return "the median of the %d turns' ratios" % rounds if rounds > 1 else "from a single turn"
 
@@ -429,8 +419,8 @@ def write_report(args, results):
         comments_ceiling_ratio=results["comments"]["ratio"], profile_ceiling_ratio=results["profile"]["ratio"],
         user_posts_ratio=results["user_posts"]["ratio"],
         default_pool_verdict=default_pool_verdict(results["pool"]),
-        comments_default_budget=default_pool_budget(results["pool"], "comments"),
-        profile_default_budget=default_pool_budget(results["pool"], "profile"))
+        comments_default_budget=service_budget(results["pool"]["comments"]["default"], TARGETS["read"]),
+        profile_default_budget=service_budget(results["pool"]["profile"]["default"], TARGETS["read"]))
     with open(os.path.join(ROOT, "docs/BENCHMARKS.md"), "w") as handle:
         handle.write(report)
 
