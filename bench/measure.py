@@ -191,6 +191,7 @@ def pool_comparison(args, tokens, posts, authors, script_dir):
             def median_of(ratio):
                 return round(statistics.median(ratio(*t) for t in turns), 3)
             default_ratios = sorted(d["rps"] / dc["tps"] for _, _, d, dc in turns)
+            load_ratios = sorted(d["rps"] / bc["tps"] for _, bc, d, _ in turns)
             comparison[name] = {
                 "benchmarked_rps": statistics.mean(b["rps"] for b, _, _, _ in turns),
                 "default_rps": statistics.mean(d["rps"] for _, _, d, _ in turns),
@@ -201,6 +202,10 @@ def pool_comparison(args, tokens, posts, authors, script_dir):
                 "benchmarked_ratio": median_of(lambda b, bc, d, dc: b["rps"] / bc["tps"]),
                 "default_ratio": median_of(lambda b, bc, d, dc: d["rps"] / dc["tps"]),
                 "default_ratio_range": [round(default_ratios[0], 3), round(default_ratios[-1], 3)],
+                # The service at its default pool against pgbench at the load's concurrency
+                # (as many clients as wrk has connections), the ceiling the targets are set on.
+                "default_load_ratio": median_of(lambda b, bc, d, dc: d["rps"] / bc["tps"]),
+                "default_load_ratio_range": [round(load_ratios[0], 3), round(load_ratios[-1], 3)],
                 "benchmarked_database_us": statistics.mean(b["cpu_us"].get("postgres", 0) for b, _, _, _ in turns),
                 # Shaped like a workload's, for `service_budget`.
                 "default": {"cpu_us": mean_cpu([d for _, _, d, _ in turns]),
@@ -346,10 +351,11 @@ def excess_text(microseconds):
     """How much more (or less) PostgreSQL spent behind the service, as the report says it."""
     return "%.0f µs %s" % (abs(microseconds), "more" if microseconds >= 0 else "less")
 
-def default_pool_verdict(pool):
-    """Whether the cheap reads meet the read target at the default pool too, in words."""
+def default_pool_verdict(pool, ratio="default_ratio"):
+    """Whether the cheap reads meet the read target at the default pool too, in words, by
+    `ratio` (against pgbench at the pool's size, or with `default_load_ratio` at the load's)."""
     short = [label for name, label in (("comments", "a post's comments"), ("profile", "a profile"))
-             if pool[name]["default_ratio"] < TARGETS["read"]]
+             if pool[name][ratio] < TARGETS["read"]]
     if not short:
         return "both meet the read target"
     return "%s fall%s short of the read target" % (" and ".join(short), "" if len(short) > 1 else "s")
@@ -419,6 +425,7 @@ def write_report(args, results):
         comments_ceiling_ratio=results["comments"]["ratio"], profile_ceiling_ratio=results["profile"]["ratio"],
         user_posts_ratio=results["user_posts"]["ratio"],
         default_pool_verdict=default_pool_verdict(results["pool"]),
+        default_load_verdict=default_pool_verdict(results["pool"], "default_load_ratio"),
         comments_default_budget=service_budget(results["pool"]["comments"]["default"], TARGETS["read"]),
         profile_default_budget=service_budget(results["pool"]["profile"]["default"], TARGETS["read"]))
     with open(os.path.join(ROOT, "docs/BENCHMARKS.md"), "w") as handle:
