@@ -190,8 +190,13 @@ def pool_comparison(args, tokens, posts, authors, script_dir):
                 turns.append((benchmarked, benchmarked_ceiling, at_default, default_ceiling))
             def median_of(ratio):
                 return round(statistics.median(ratio(*t) for t in turns), 3)
-            default_ratios = sorted(d["rps"] / dc["tps"] for _, _, d, dc in turns)
-            load_ratios = sorted(d["rps"] / bc["tps"] for _, bc, d, _ in turns)
+            def range_of(ratio):
+                values = [ratio(*t) for t in turns]
+                return [round(min(values), 3), round(max(values), 3)]
+            at_default = lambda b, bc, d, dc: d["rps"] / dc["tps"]
+            # The service at its default pool against pgbench at the load's concurrency (as
+            # many clients as wrk has connections), the ceiling the targets are set on.
+            at_load = lambda b, bc, d, dc: d["rps"] / bc["tps"]
             comparison[name] = {
                 "benchmarked_rps": statistics.mean(b["rps"] for b, _, _, _ in turns),
                 "default_rps": statistics.mean(d["rps"] for _, _, d, _ in turns),
@@ -200,12 +205,10 @@ def pool_comparison(args, tokens, posts, authors, script_dir):
                 "database_default_tps": statistics.mean(dc["tps"] for _, _, _, dc in turns),
                 "database_speedup": median_of(lambda b, bc, d, dc: dc["tps"] / bc["tps"]),
                 "benchmarked_ratio": median_of(lambda b, bc, d, dc: b["rps"] / bc["tps"]),
-                "default_ratio": median_of(lambda b, bc, d, dc: d["rps"] / dc["tps"]),
-                "default_ratio_range": [round(default_ratios[0], 3), round(default_ratios[-1], 3)],
-                # The service at its default pool against pgbench at the load's concurrency
-                # (as many clients as wrk has connections), the ceiling the targets are set on.
-                "default_load_ratio": median_of(lambda b, bc, d, dc: d["rps"] / bc["tps"]),
-                "default_load_ratio_range": [round(load_ratios[0], 3), round(load_ratios[-1], 3)],
+                "default_ratio": median_of(at_default),
+                "default_ratio_range": range_of(at_default),
+                "default_load_ratio": median_of(at_load),
+                "default_load_ratio_range": range_of(at_load),
                 "benchmarked_database_us": statistics.mean(b["cpu_us"].get("postgres", 0) for b, _, _, _ in turns),
                 # Shaped like a workload's, for `service_budget`.
                 "default": {"cpu_us": mean_cpu([d for _, _, d, _ in turns]),

@@ -15,8 +15,8 @@ public struct PostgresPoolConfiguration: Sendable {
     public var loopAffinityWindow: Duration
 
     public init(
-        maxConnections: Int = PostgresPoolConfiguration.defaultMaxConnections, leaseTimeout: Duration = .seconds(2), maxAttempts: Int = 3,
-        loopAffinityWindow: Duration = .milliseconds(10)
+        maxConnections: Int = PostgresPoolConfiguration.defaultMaxConnections, leaseTimeout: Duration = .seconds(2),
+        maxAttempts: Int = 3, loopAffinityWindow: Duration = .milliseconds(10)
     ) {
         self.maxConnections = max(1, maxConnections)
         self.leaseTimeout = leaseTimeout
