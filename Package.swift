@@ -10,6 +10,7 @@ let package = Package(
     name: "Chirp",
     products: [
         .executable(name: "chirp", targets: ["ChirpCLI"]),
+        .executable(name: "chirp-bench-scripts", targets: ["ChirpBenchScripts"]),
     ],
     targets: [
         .systemLibrary(
@@ -33,9 +34,12 @@ let package = Package(
         .target(name: "HTTP", dependencies: ["CMicroHTTPD", "EventLoops"], swiftSettings: crossModule),
         .target(name: "Chirp", dependencies: ["Postgres", "HTTP", "EventLoops", "CSodium"], swiftSettings: crossModule),
         .executableTarget(name: "ChirpCLI", dependencies: ["Chirp"], swiftSettings: crossModule),
-        .testTarget(name: "PostgresTests", dependencies: ["Postgres", "EventLoops"]),
+        .executableTarget(name: "ChirpBenchScripts", dependencies: ["Chirp", "Postgres", "HTTP"]),
+        .target(name: "TestSupport", dependencies: ["Postgres", "EventLoops"], path: "Tests/TestSupport"),
+        .testTarget(name: "PostgresTests", dependencies: ["Postgres", "EventLoops", "TestSupport"]),
         .testTarget(name: "HTTPTests", dependencies: ["HTTP", "EventLoops"]),
-        .testTarget(name: "ChirpTests", dependencies: ["Chirp", "Postgres", "HTTP", "CSodium"]),
+        .testTarget(name: "ChirpTests", dependencies: ["Chirp", "Postgres", "HTTP", "CSodium", "TestSupport"]),
+        .testTarget(name: "ChirpBenchScriptsTests", dependencies: ["ChirpBenchScripts", "Chirp", "Postgres", "EventLoops", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

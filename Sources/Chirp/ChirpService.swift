@@ -20,7 +20,7 @@ public final class ChirpService: Sendable {
         self.configuration = configuration
         logger = Logger(label: "chirp", minimumLevel: configuration.logLevel)
         eventLoops = try (0..<max(1, configuration.http.eventLoops)).map { _ in try EventLoop(name: "chirp") }
-        pool = PostgresPool(configuration: configuration.database, pool: configuration.pool, eventLoop: eventLoops[0])
+        pool = try PostgresPool(configuration: configuration.database, pool: configuration.pool, eventLoop: eventLoops[0])
         metrics = Metrics()
         router = Router(logger: logger)
         OpsRoutes(pool: pool, metrics: metrics).register(on: router)
@@ -48,8 +48,8 @@ public final class ChirpService: Sendable {
         CommentRoutes(services: services, idempotency: idempotency).register(on: router)
         FollowRoutes(services: services).register(on: router)
         SearchRoutes(services: services).register(on: router)
-        housekeeping = Housekeeping(pool: pool, logger: logger)
-        exploreRefresher = ExploreRefresher(pool: pool, logger: logger)
+        housekeeping = Housekeeping(pool: pool, loop: eventLoops[0], logger: logger)
+        exploreRefresher = ExploreRefresher(pool: pool, loop: eventLoops[0], logger: logger)
         let router = self.router
         server = try HTTPServer(
             configuration: configuration.http,

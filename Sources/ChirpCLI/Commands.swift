@@ -6,7 +6,6 @@ import Postgres
 /// `chirp serve|migrate|seed`.
 enum Command: String, CaseIterable {
     case serve, migrate, seed
-    case benchScripts = "bench-scripts"
 
     static let usage = """
         usage: chirp <command>
@@ -15,20 +14,29 @@ enum Command: String, CaseIterable {
           seed      load generated data into an empty database (MIGRATION_DATABASE_URL or DATABASE_URL)
                     [--seed N] [--users N] [--posts N] [--likes N] [--follows N] [--comments N]
                     [--benchmark]  (10k users, 1M posts, 5M likes, 300k follows, 500k comments)
-          bench-scripts DIR --seed N --deep MICROSECONDS UUID
-                    write the pgbench ceiling scripts bench/run compares endpoints with
         """
 
-    func run(_ environment: Environment, arguments: [String]) throws {
+    /// Runs the command; ends the process when it is done.
+    func run(_ environment: Environment, arguments: [String]) -> Never {
         switch self {
-        case .serve: try serve(environment)
-        case .migrate: try migrate(environment)
-        case .seed: try seed(environment, arguments)
-        case .benchScripts: try BenchScripts.write(arguments)
+        case .serve:
+            // On the main thread, where it waits for a stop signal, with no task ever started.
+            exitWhenDone { try Self.serve(environment) }
+        case .migrate, .seed:
+            Task {
+                await exitWhenDone {
+                    if self == .migrate {
+                        try await migrate(environment)
+                    } else {
+                        try await seed(environment, arguments)
+                    }
+                }
+            }
+            dispatchMain()
         }
     }
 
-    private func serve(_ environment: Environment) throws {
+    private static func serve(_ environment: Environment) throws {
         // Block the stop signals before any thread exists (threads inherit the mask), then
         // wait for them here, so no handler runs on an arbitrary thread.
         var signals = sigset_t()
@@ -45,25 +53,46 @@ enum Command: String, CaseIterable {
         service.shutdown()
     }
 
-    private func migrate(_ environment: Environment) throws {
-        let connection = try PostgresConnection(configuration: try environment.migrationDatabase())
+    private func migrate(_ environment: Environment) async throws {
         let migrations = try PostgresMigration.load(from: environment.migrationsDirectory)
-        let applied = try PostgresMigrator().migrate(migrations, on: connection)
+        let applied = try await environment.migrationSession { try await PostgresMigrator().migrate(migrations, in: $0) }
         report(applied.isEmpty
             ? "database is up to date (\(migrations.count) migrations)"
             : "applied \(applied.count) migration(s): \(applied.joined(separator: ", "))")
     }
 
-    private func seed(_ environment: Environment, _ arguments: [String]) throws {
+    private func seed(_ environment: Environment, _ arguments: [String]) async throws {
         let sizes = try SeedOptions.parse(arguments)
-        let connection = try PostgresConnection(configuration: try environment.migrationDatabase())
         let started = Date()
-        let seeded = try SeedGenerator(sizes: sizes).run(on: connection, hasher: PasswordHasher()) { step in
-            report("seeded \(step)")
+        let seeded = try await environment.migrationSession { session in
+            try await SeedGenerator(sizes: sizes).run(in: session, hasher: PasswordHasher()) { step in
+                report("seeded \(step)")
+            }
         }
         report(seeded
             ? "seeded \(sizes.users) users, \(sizes.posts) posts in \(Int(Date().timeIntervalSince(started))) s (users demo1…demo\(sizes.users), password \(SeedGenerator.password))"
             : "database already has users; nothing seeded")
+    }
+}
+
+/// Runs `body`, then exits: with 0, or reporting its error with 1.
+func exitWhenDone(_ body: () throws -> Void) -> Never {
+    do {
+        try body()
+        exit(0)
+    } catch {
+        report("error: \(error)")
+        exit(1)
+    }
+}
+
+func exitWhenDone(_ body: () async throws -> Void) async -> Never {
+    do {
+        try await body()
+        exit(0)
+    } catch {
+        report("error: \(error)")
+        exit(1)
     }
 }
 

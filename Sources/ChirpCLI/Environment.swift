@@ -49,6 +49,13 @@ struct Environment {
         try database(string("MIGRATION_DATABASE_URL") != nil ? "MIGRATION_DATABASE_URL" : "DATABASE_URL")
     }
 
+    /// Runs `body` in a session on the migration database: one connection, as an owner.
+    func migrationSession<T>(_ body: (PostgresSession) async throws -> T) async throws -> T {
+        let pool = try PostgresPool(configuration: try migrationDatabase(), pool: PostgresPoolConfiguration(maxConnections: 1))
+        defer { pool.close() }
+        return try await pool.withSession(body)
+    }
+
     var migrationsDirectory: URL {
         URL(fileURLWithPath: string("MIGRATIONS_DIR") ?? "sql/migrations")
     }

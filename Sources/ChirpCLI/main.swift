@@ -7,9 +7,4 @@ guard let name = arguments.first, let command = Command(rawValue: name) else {
     exit(asked ? 0 : 64)
 }
 
-do {
-    try command.run(Environment(), arguments: Array(arguments.dropFirst()))
-} catch {
-    report("error: \(error)")
-    exit(1)
-}
+command.run(Environment(), arguments: Array(arguments.dropFirst()))

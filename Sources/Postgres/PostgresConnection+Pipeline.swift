@@ -102,21 +102,12 @@ extension PostgresConnection {
     /// still go as text, which every type accepts.
     private var binaryResults: Int32 { 1 }
 
-    /// Reads the results of a sent pipeline, in order, up to its sync, waiting for them. Throws
-    /// the first error after the whole pipeline has been drained, so the connection stays usable.
-    func collect(_ pending: PendingPipeline) throws -> [PostgresResult] {
-        var pending = pending
+    /// Reads whatever results of `pending` have arrived, without waiting. Returns them all once
+    /// the pipeline's sync is in, or nil when more input is needed. Throws the first error only
+    /// after the whole pipeline has been drained, so the connection stays usable.
+    func advance(_ pending: inout PendingPipeline) throws -> [PostgresResult]? {
         while true {
-            if let results = try advance(&pending, blocking: true) { return results }
-        }
-    }
-
-    /// Reads whatever results of `pending` have arrived. Returns them all once the pipeline's
-    /// sync is in; returns nil when more input is needed (never when `blocking`, where libpq
-    /// waits for it instead).
-    func advance(_ pending: inout PendingPipeline, blocking: Bool) throws -> [PostgresResult]? {
-        while true {
-            if !blocking && PQisBusy(handle) == 1 { return nil }
+            if PQisBusy(handle) == 1 { return nil }
             guard pending.next < pending.steps.count else { return try finish(&pending) }
             if pending.awaitingEnd {
                 // Each statement's results end with a NULL.
@@ -169,7 +160,7 @@ extension PostgresConnection {
     }
 
     /// After a protocol failure the connection cannot be trusted: the pool discards it.
-    private func markBroken() {
+    func markBroken() {
         isBroken = true
     }
 }

@@ -1,13 +1,15 @@
 import CLibPQ
 import Glibc
+import Synchronization
 
 /// One libpq connection. It owns its `PGconn` and finishes it exactly once, also when
 /// connecting fails. Statements are prepared once per connection and reused by name.
 ///
-/// A connection is used by one thread at a time: the pool leases it to exactly one caller
-/// and takes it back before anyone else may use it. That is the synchronization behind
+/// Only the pool makes connections, and only a lease reaches one: the pool's own
+/// transactions, or a `PostgresSession`. A connection serves one caller at a time; every
+/// round trip asserts that (`exclusively`), which is the synchronization behind
 /// `@unchecked Sendable`.
-public final class PostgresConnection: @unchecked Sendable {
+final class PostgresConnection: @unchecked Sendable {
     let handle: OpaquePointer
     /// SQL text → name of the statement prepared for it on this connection.
     var preparedStatements: [StatementKey: String] = [:]
@@ -16,10 +18,13 @@ public final class PostgresConnection: @unchecked Sendable {
     /// The parameters of the statement being sent, each ended by a NUL; kept between
     /// statements so that sending one does not allocate.
     var parameterText: [UInt8] = []
+    /// Set while a round trip is in progress.
+    private let busy = Atomic<Bool>(false)
     /// Beyond this many distinct statements, new ones run unnamed instead of growing the cache.
     static let preparedStatementLimit = 512
 
-    public init(configuration: PostgresConfiguration) throws {
+    /// Connects, blocking until the server answers: call it on a thread made for blocking.
+    init(configuration: PostgresConfiguration) throws {
         let keywords = configuration.parameters.map { strdup($0.0) }
         let values = configuration.parameters.map { strdup($0.1) }
         defer {
@@ -53,41 +58,22 @@ public final class PostgresConnection: @unchecked Sendable {
         handle = connection
         // Notices (and a terminated backend's farewell) would otherwise go to stderr.
         PQsetNoticeProcessor(handle, { _, _ in }, nil)
-        // Sends never block; an event loop waits for the socket instead (`PostgresConnection+Async`).
-        // Blocking callers are unaffected: libpq still waits in `PQgetResult` and `PQexec`.
+        // Sends never block; an event loop waits for the socket instead (`PostgresConnection+EventLoop`).
         PQsetnonblocking(handle, 1)
     }
 
     deinit { PQfinish(handle) }
 
     /// The server process serving this connection.
-    public var backendPID: Int32 { PQbackendPID(handle) }
+    var backendPID: Int32 { PQbackendPID(handle) }
 
-    /// Runs one statement.
-    @discardableResult
-    public func query(_ query: PostgresQuery) throws -> PostgresResult {
-        let results = try pipeline([query])
-        guard let result = results.first else {
-            throw PostgresError(.client, message: "pipeline returned no result")
-        }
-        return result
-    }
-
-    @discardableResult
-    /// Runs statements in one round trip (libpq pipeline mode) and returns their results in
-    /// order. Without an explicit `BEGIN` they share one implicit transaction; if one fails,
-    /// the rest are skipped and the first error is thrown.
-    public func pipeline(_ queries: [PostgresQuery]) throws -> [PostgresResult] {
-        let pending = try sendPipeline(queries)
-        return try collect(pending)
-    }
-
-    /// Runs a script of several statements with the simple query protocol, without
-    /// parameters. Only for SQL the program ships (migrations), never for values.
-    public func unsafeExecuteScript(_ sql: String) throws {
-        guard let result = PQexec(handle, sql) else { throw connectionError() }
-        let owned = PostgresResult(taking: result)
-        try check(result, owned: owned)
+    /// Runs `body` as the connection's only user: a second caller at the same time is a bug in
+    /// the caller (the pool leases a connection to one at a time), and stops the program here
+    /// rather than interleaving two conversations on one socket.
+    func exclusively<T>(_ body: () async throws -> T) async throws -> T {
+        precondition(!busy.exchange(true, ordering: .acquiring), "a database connection was used by two callers at once")
+        defer { busy.store(false, ordering: .releasing) }
+        return try await body()
     }
 
     /// Whether the connection can be handed out: open, idle outside a transaction, and with
@@ -119,17 +105,6 @@ public final class PostgresConnection: @unchecked Sendable {
     func connectionError() -> PostgresError {
         let message = String(cString: PQerrorMessage(handle)).trimmed
         return PostgresError(.connection, message: message.isEmpty ? "connection lost" : message)
-    }
-
-    /// Turns an error result into a `PostgresError`, reading every field now, while the
-    /// result is alive.
-    func check(_ result: OpaquePointer, owned: PostgresResult) throws {
-        switch PQresultStatus(result) {
-        case PGRES_COMMAND_OK, PGRES_TUPLES_OK, PGRES_EMPTY_QUERY:
-            return
-        default:
-            throw serverError(result)
-        }
     }
 
     func serverError(_ result: OpaquePointer) -> PostgresError {

@@ -4,7 +4,7 @@ import Foundation
 /// (each type's `send` form: big-endian integers, a UUID's sixteen bytes, a timestamp's
 /// microseconds), which neither side has to print or parse. Decoding checks the column's type
 /// and the value's size, and throws `PostgresError.decoding` on a mismatch instead of trapping.
-public protocol PostgresDecodable {
+public protocol PostgresDecodable: SendableMetatype {
     static func decode(_ value: UnsafeRawBufferPointer, type: PostgresType) throws -> Self
     /// The same, for a value read from `result`; a type that keeps referring to the result's
     /// memory (`PostgresText`) implements this one, every other type gets it from the first.

@@ -12,6 +12,8 @@ public struct PostgresError: Error, Sendable, CustomStringConvertible {
         case poolClosed
         /// A value could not be decoded as the requested Swift type.
         case decoding
+        /// A row was asked for that the statement did not return.
+        case missingRow
         /// The client library misbehaved or was misused (a bug, not bad data).
         case client
     }

@@ -47,33 +47,41 @@ public struct PostgresMigrator: Sendable {
 
     /// Returns the versions applied by this run.
     @discardableResult
-    public func migrate(_ migrations: [PostgresMigration], on connection: PostgresConnection) throws -> [String] {
-        try connection.query("select pg_advisory_lock(\(Self.advisoryLockKey))")
-        defer { _ = try? connection.query("select pg_advisory_unlock(\(Self.advisoryLockKey))") }
-        try createHistoryTable(on: connection)
+    public func migrate(_ migrations: [PostgresMigration], in session: PostgresSession) async throws -> [String] {
+        try await session.execute(Statements.lock)
+        do {
+            let applied = try await apply(migrations, in: session)
+            try await session.execute(Statements.unlock)
+            return applied
+        } catch {
+            // The session's reset releases the lock; rolling back first keeps the error the
+            // migration's own.
+            await session.rollBackIfNeeded()
+            throw error
+        }
+    }
+
+    private func apply(_ migrations: [PostgresMigration], in session: PostgresSession) async throws -> [String] {
+        try await createHistoryTable(in: session)
         var applied: [String] = []
         for migration in migrations {
-            let recorded = try connection.query(
-                "select checksum = md5(\(migration.sql)) from schema_migrations where version = \(migration.version)")
-            if let row = recorded.first {
-                guard try row.decode(Bool.self, at: 0) else {
+            let recorded = try await session.execute(Statements.isUnchanged(migration))
+            if let unchanged = recorded {
+                guard unchanged else {
                     throw PostgresError(
                         .client, message: "migration \(migration.version)_\(migration.name) was edited after it was applied")
                 }
                 continue
             }
             do {
-                try connection.unsafeExecuteScript("begin")
+                try await session.unsafeExecuteScript("begin")
                 // Recorded first: the migration may switch roles (`set local role`) for the
                 // rest of its transaction.
-                try connection.query("""
-                    insert into schema_migrations (version, name, checksum)
-                    values (\(migration.version), \(migration.name), md5(\(migration.sql)))
-                    """)
-                try connection.unsafeExecuteScript(migration.sql)
-                try connection.unsafeExecuteScript("commit")
+                try await session.execute(Statements.record(migration))
+                try await session.unsafeExecuteScript(migration.sql)
+                try await session.unsafeExecuteScript("commit")
             } catch var error as PostgresError {
-                connection.rollBackIfNeeded()
+                await session.rollBackIfNeeded()
                 error.message = "migration \(migration.version)_\(migration.name) failed: \(error.message)"
                 throw error
             }
@@ -82,8 +90,8 @@ public struct PostgresMigrator: Sendable {
         return applied
     }
 
-    private func createHistoryTable(on connection: PostgresConnection) throws {
-        try connection.unsafeExecuteScript("""
+    private func createHistoryTable(in session: PostgresSession) async throws {
+        try await session.unsafeExecuteScript("""
             create table if not exists schema_migrations (
                 version text primary key,
                 name text not null,
@@ -101,5 +109,23 @@ public struct PostgresMigrator: Sendable {
                 end if;
             end $$;
             """)
+    }
+
+    private enum Statements {
+        static let lock: PostgresQuery = "select pg_advisory_lock(\(PostgresMigrator.advisoryLockKey))"
+        static let unlock: PostgresQuery = "select pg_advisory_unlock(\(PostgresMigrator.advisoryLockKey))"
+
+        /// Whether an applied migration's file is as it was; nil when it was never applied.
+        static func isUnchanged(_ migration: PostgresMigration) -> PostgresRead<Bool?> {
+            PostgresQuery("select checksum = md5(\(migration.sql)) from schema_migrations where version = \(migration.version)")
+                .firstRow { try $0.decode(Bool.self, at: 0) }
+        }
+
+        static func record(_ migration: PostgresMigration) -> PostgresQuery {
+            """
+            insert into schema_migrations (version, name, checksum)
+            values (\(migration.version), \(migration.name), md5(\(migration.sql)))
+            """
+        }
     }
 }

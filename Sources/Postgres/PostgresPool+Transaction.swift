@@ -2,164 +2,146 @@ import EventLoops
 
 /// Transactions that carry a request's identity.
 extension PostgresPool {
-    /// Runs `queries` as one transaction in one round trip: `BEGIN`, the identity, the
-    /// statements and `COMMIT` are pipelined together. Returns the statements' results.
-    /// Serialization failures and deadlocks are retried; a lost connection is retried only
-    /// for read-only work, since a write may have committed before the connection broke.
+    /// Runs statements as one transaction in one round trip: `BEGIN`, the identity, the
+    /// statements and `COMMIT` are pipelined together. Returns the statements' outputs, in
+    /// order. Serialization failures and deadlocks are retried; a lost connection is retried
+    /// only for read-only work, since a write may have committed before the connection broke.
     @discardableResult
-    public func execute(
-        as identity: PostgresIdentity, readOnly: Bool = false, _ queries: [PostgresQuery]
-    ) throws -> [PostgresResult] {
-        try retrying(readOnly: readOnly) {
-            try withConnection { connection in
-                let statements = Self.transactionStatements(queries, as: identity, readOnly: readOnly)
-                do {
-                    let results = try connection.pipeline(statements)
-                    return Array(results.dropFirst(2).prefix(queries.count))
-                } catch {
-                    connection.rollBackIfNeeded()
-                    throw error
-                }
+    public func execute<each Statement: PostgresStatement>(
+        as identity: PostgresIdentity, readOnly: Bool = false, _ statements: repeat each Statement
+    ) async throws -> (repeat (each Statement).Output) {
+        let results = try await execute(PostgresStatements.queries(repeat each statements), as: identity, readOnly: readOnly)
+        return try PostgresStatements.read(results, repeat each statements)
+    }
+
+    /// `execute` for one statement. The same call, spelled without a parameter pack: given one
+    /// statement the pack form would let `if let` and `== nil` see an output wrapped once more.
+    @discardableResult
+    public func execute<Statement: PostgresStatement>(
+        as identity: PostgresIdentity, readOnly: Bool = false, _ statement: Statement
+    ) async throws -> Statement.Output {
+        try statement.read(PostgresStatements.only(try await execute([statement.query], as: identity, readOnly: readOnly)))
+    }
+
+    private func execute(_ queries: [PostgresQuery], as identity: PostgresIdentity, readOnly: Bool) async throws -> [PostgresResult] {
+        let loop = currentLoop
+        return try await retrying(readOnly: readOnly) { checkingIdle in
+            let connection = try await lease(count: 1, on: loop, checkingIdle: checkingIdle)[0]
+            defer { release(connection) }
+            do {
+                let results = try await connection.pipeline(
+                    Self.transactionStatements(queries, as: identity, readOnly: readOnly), on: loop)
+                return Array(results.dropFirst(2).prefix(queries.count))
+            } catch {
+                await connection.rollBackIfNeeded(on: loop)
+                throw error
             }
         }
     }
 
-    /// Runs `body` in a transaction with `identity`. `BEGIN` and the identity travel with
-    /// the body's first statement; `COMMIT` follows the body. The body may run more than
-    /// once (after a serialization failure or deadlock), so it must not have effects
-    /// outside the database.
+    /// Runs `body` in a transaction with `identity`. `BEGIN` and the identity travel with the
+    /// body's first statements; `COMMIT` follows the body. The body may run more than once
+    /// (after a serialization failure or deadlock), so it must not have effects outside the
+    /// database. The transaction is valid only inside `body`.
     public func withTransaction<T>(
         as identity: PostgresIdentity, readOnly: Bool = false,
-        _ body: (PostgresTransaction) throws -> T
-    ) throws -> T {
-        try retrying(readOnly: readOnly) {
-            try withConnection { connection in
-                let transaction = PostgresTransaction(
-                    connection: connection,
-                    preamble: Array(Self.transactionStatements([], as: identity, readOnly: readOnly).prefix(2)))
-                do {
-                    let value = try body(transaction)
-                    try transaction.commit()
-                    return value
-                } catch {
-                    connection.rollBackIfNeeded()
-                    throw error
-                }
+        _ body: (PostgresTransaction) async throws -> T
+    ) async throws -> T {
+        let loop = currentLoop
+        return try await retrying(readOnly: readOnly) { checkingIdle in
+            let connection = try await lease(count: 1, on: loop, checkingIdle: checkingIdle)[0]
+            defer { release(connection) }
+            let transaction = PostgresTransaction(
+                connection: connection, loop: loop,
+                preamble: Array(Self.transactionStatements([], as: identity, readOnly: readOnly).prefix(2)))
+            defer { transaction.end() }
+            do {
+                let value = try await body(transaction)
+                try await transaction.commit()
+                return value
+            } catch {
+                await connection.rollBackIfNeeded(on: loop)
+                throw error
             }
         }
     }
 
-    /// `BEGIN`, identity, statements, `COMMIT`: exactly what `execute` sends in one round
-    /// trip (public so a benchmark can replay the same transaction elsewhere).
-    public static func transactionStatements(
+    /// Runs two read-only statements at once, each in a transaction of its own on its own
+    /// connection: both pipelines are sent before either is awaited, so the server runs them
+    /// side by side and the answer takes as long as the slower one. A pool of one connection
+    /// runs them one after the other.
+    public func executeConcurrently<First: PostgresStatement, Second: PostgresStatement>(
+        as identity: PostgresIdentity, _ first: First, _ second: Second
+    ) async throws -> (First.Output, Second.Output) {
+        guard poolConfiguration.maxConnections >= 2 else {
+            return (try await execute(as: identity, readOnly: true, first), try await execute(as: identity, readOnly: true, second))
+        }
+        let loop = currentLoop
+        let batches = [[first.query], [second.query]]
+        let results = try await retrying(readOnly: true) { checkingIdle in
+            let connections = try await lease(count: 2, on: loop, checkingIdle: checkingIdle)
+            defer { connections.forEach(release) }
+            return try await connections[0].exclusively {
+                try await connections[1].exclusively {
+                    try await Self.sendAndCollect(batches, on: connections, as: identity, loop: loop)
+                }
+            }
+        }
+        return (try first.read(results[0]), try second.read(results[1]))
+    }
+
+    /// Sends each batch as a read-only transaction on its connection, then collects them all:
+    /// the first statement's result of each.
+    private static func sendAndCollect(
+        _ batches: [[PostgresQuery]], on connections: [PostgresConnection], as identity: PostgresIdentity, loop: EventLoop
+    ) async throws -> [PostgresResult] {
+        do {
+            var pending: [PendingPipeline] = []
+            for (connection, queries) in zip(connections, batches) {
+                pending.append(try await connection.send(
+                    transactionStatements(queries, as: identity, readOnly: true), on: loop))
+            }
+            var results: [PostgresResult] = []
+            var firstError: (any Error)?
+            // Drain every one even if one fails, so no connection is left mid-pipeline.
+            for index in pending.indices {
+                do {
+                    let all = try await connections[index].collect(&pending[index], on: loop)
+                    results.append(contentsOf: all.dropFirst(2).prefix(1))
+                } catch {
+                    if firstError == nil { firstError = error }
+                }
+            }
+            if let firstError { throw firstError }
+            return results
+        } catch {
+            for connection in connections { await connection.rollBackIfNeeded(on: loop) }
+            throw error
+        }
+    }
+
+    /// `BEGIN`, identity, statements, `COMMIT`: what `execute` sends in one round trip.
+    package static func transactionStatements(
         _ queries: [PostgresQuery], as identity: PostgresIdentity, readOnly: Bool
     ) -> [PostgresQuery] {
         [PostgresQuery(sql: readOnly ? "begin read only" : "begin"), identity.statement]
             + queries + [PostgresQuery(sql: "commit")]
     }
 
-    func retrying<T>(readOnly: Bool, _ attempt: () throws -> T) throws -> T {
+    /// Runs `attempt` until it succeeds or fails for good, telling it whether to check idle
+    /// connections before use. Checking costs a system call per connection, and only a write
+    /// needs it: a read that finds its connection closed by the server is simply run again,
+    /// checked this time, so a read skips the check on its first attempt when it has another.
+    func retrying<T>(readOnly: Bool, _ attempt: (_ checkingIdle: Bool) async throws -> T) async throws -> T {
         var attempts = 0
         while true {
             attempts += 1
             do {
-                return try attempt()
+                let mayRetry = readOnly && attempts == 1 && poolConfiguration.maxAttempts > 1
+                return try await attempt(!mayRetry)
             } catch let error as PostgresError where attempts < poolConfiguration.maxAttempts {
                 guard error.isTransient || (error.isConnectionLost && readOnly) else { throw error }
             }
-        }
-    }
-}
-
-/// A transaction in progress on a leased connection. Only valid inside `withTransaction`.
-/// Begun by the `async` `withTransaction`, it runs its statements with the `async` methods;
-/// begun by the blocking one, with the blocking methods.
-public final class PostgresTransaction {
-    let connection: PostgresConnection
-    /// Set when the transaction runs on an event loop.
-    let eventLoop: EventLoop?
-    private var preamble: [PostgresQuery]
-    private var begun = false
-    private var committed = false
-
-    init(connection: PostgresConnection, preamble: [PostgresQuery], eventLoop: EventLoop? = nil) {
-        self.connection = connection
-        self.preamble = preamble
-        self.eventLoop = eventLoop
-    }
-
-    @discardableResult
-    public func query(_ query: PostgresQuery) throws -> PostgresResult {
-        let results = try pipeline([query])
-        guard let result = results.first else {
-            throw PostgresError(.client, message: "pipeline returned no result")
-        }
-        return result
-    }
-
-    /// Runs statements in one round trip (with `BEGIN` and the identity, the first time).
-    /// With `commit`, `COMMIT` travels in the same round trip and the transaction ends.
-    public func pipeline(_ queries: [PostgresQuery], commit: Bool = false) throws -> [PostgresResult] {
-        let statements = try begin(queries, commit: commit)
-        let results = try connection.pipeline(statements.all)
-        committed = commit
-        return Array(results.dropFirst(statements.headCount).prefix(queries.count))
-    }
-
-    func commit() throws {
-        guard begun, !committed else { return }
-        try connection.pipeline([PostgresQuery(sql: "commit")])
-        committed = true
-    }
-
-    @discardableResult
-    public func query(_ query: PostgresQuery) async throws -> PostgresResult {
-        let results = try await pipeline([query])
-        guard let result = results.first else {
-            throw PostgresError(.client, message: "pipeline returned no result")
-        }
-        return result
-    }
-
-    /// `pipeline(_:commit:)`, waiting on the event loop.
-    public func pipeline(_ queries: [PostgresQuery], commit: Bool = false) async throws -> [PostgresResult] {
-        guard let eventLoop else {
-            throw PostgresError(.client, message: "this transaction was not begun on an event loop")
-        }
-        let statements = try begin(queries, commit: commit)
-        let results = try await connection.pipeline(statements.all, on: eventLoop)
-        committed = commit
-        return Array(results.dropFirst(statements.headCount).prefix(queries.count))
-    }
-
-    func commit(on loop: EventLoop) async throws {
-        guard begun, !committed else { return }
-        try await connection.pipeline([PostgresQuery(sql: "commit")], on: loop)
-        committed = true
-    }
-
-    /// The statements to send: the preamble the first time, the queries, and `COMMIT` if asked.
-    private func begin(_ queries: [PostgresQuery], commit: Bool) throws -> (all: [PostgresQuery], headCount: Int) {
-        guard !committed else {
-            throw PostgresError(.client, message: "the transaction has already committed")
-        }
-        let head = begun ? [] : preamble
-        let tail = commit ? [PostgresQuery(sql: "commit")] : []
-        begun = true
-        return (head + queries + tail, head.count)
-    }
-}
-
-extension PostgresConnection {
-    /// Ends a failed transaction so the connection can be pooled again; if even that fails
-    /// the connection is marked broken and the pool closes it.
-    func rollBackIfNeeded() {
-        guard isOpen, !isBroken else { return }
-        guard !isIdle else { return }
-        do {
-            try pipeline([PostgresQuery(sql: "rollback")])
-        } catch {
-            isBroken = true
         }
     }
 }

@@ -34,6 +34,14 @@ public final class PostgresResult: @unchecked Sendable {
     public var first: PostgresRow? { rowCount > 0 ? PostgresRow(result: self, index: 0) : nil }
     public var isEmpty: Bool { rowCount == 0 }
 
+    /// The row at `index`; past the last row a `.missingRow` error, at the access itself.
+    public func row(_ index: Int) throws -> PostgresRow {
+        guard index >= 0, index < rowCount else {
+            throw PostgresError(.missingRow, message: "no row \(index) (the statement returned \(rowCount))")
+        }
+        return PostgresRow(result: self, index: index)
+    }
+
     public func columnName(_ column: Int) -> String {
         String(cString: PQfname(handle, Int32(column)))
     }
@@ -76,12 +84,28 @@ public final class PostgresResult: @unchecked Sendable {
     }
 }
 
-/// The rows of a result, as a collection.
-public struct PostgresRows: RandomAccessCollection, Sendable {
+/// The rows of a result, in order. A sequence rather than an indexable collection: a row is
+/// taken by position only through `PostgresResult.row(_:)`, which checks that it exists.
+public struct PostgresRows: Sequence, Sendable {
     let result: PostgresResult
-    public var startIndex: Int { 0 }
-    public var endIndex: Int { result.rowCount }
-    public subscript(position: Int) -> PostgresRow { PostgresRow(result: result, index: position) }
+
+    public var count: Int { result.rowCount }
+    public var underestimatedCount: Int { result.rowCount }
+
+    public func makeIterator() -> Iterator {
+        Iterator(result: result)
+    }
+
+    public struct Iterator: IteratorProtocol {
+        let result: PostgresResult
+        var index = 0
+
+        public mutating func next() -> PostgresRow? {
+            guard index < result.rowCount else { return nil }
+            defer { index += 1 }
+            return PostgresRow(result: result, index: index)
+        }
+    }
 }
 
 /// One row. Columns are read by position or name, as a typed value.

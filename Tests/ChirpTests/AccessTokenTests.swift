@@ -2,6 +2,7 @@ import CSodium
 import Chirp
 import Foundation
 import Postgres
+import TestSupport
 import Testing
 
 /// Access tokens as a forger, a confused client or a clock would present them, each sent over
@@ -11,7 +12,7 @@ import Testing
 @Suite struct AccessTokenTests {
     @Test(arguments: TokenVector.all)
     func vector(_ vector: TokenVector) async throws {
-        let fixture = try VectorFixture.shared.get()
+        let fixture = try await VectorFixture.shared.value
         let maker = TokenMaker(userID: fixture.userID, now: Int(Date().timeIntervalSince1970))
         let response = try await fixture.app.client.get("/v1/me", headers: ["Authorization": vector.authorization(maker)])
 
@@ -30,8 +31,8 @@ import Testing
 
     /// Every negative vector is only as good as the signer that made it: this one must produce
     /// exactly what the service issues.
-    @Test func theTestSignerAgreesWithTheServiceByteForByte() throws {
-        let fixture = try VectorFixture.shared.get()
+    @Test func theTestSignerAgreesWithTheServiceByteForByte() async throws {
+        let fixture = try await VectorFixture.shared.value
         let now = Int(Date().timeIntervalSince1970)
         let maker = TokenMaker(userID: fixture.userID, now: now)
         let issued = AccessTokens(secret: TestSecret.bytes)
@@ -41,14 +42,14 @@ import Testing
     }
 
     @Test func aGoodTokenForAnAccountThatIsGoneIsRefused() async throws {
-        let fixture = try VectorFixture.shared.get()
-        let userID = try fixture.app.database.scalar(
+        let fixture = try await VectorFixture.shared.value
+        let userID = try await fixture.app.database.scalar(
             "insert into users (username) values (\(uniqueName("gone"))) returning id", as: PostgresUUID.self)
         let token = TokenMaker(userID: userID, now: Int(Date().timeIntervalSince1970)).signed()
         let before = try await fixture.app.client.get("/v1/me", token: token)
         #expect(before.status == 200)
 
-        _ = try fixture.app.database.adminConnection().query("delete from users where id = \(userID)")
+        _ = try await fixture.app.database.execute("delete from users where id = \(userID)")
         let read = try await fixture.app.client.get("/v1/me", token: token)
         let write = try await fixture.app.client.patch("/v1/me", json: ["bio": "still here?"], token: token)
         for response in [read, write] {
@@ -61,7 +62,7 @@ import Testing
     }
 
     @Test func aTokenForAUserThatNeverExistedIsRefused() async throws {
-        let fixture = try VectorFixture.shared.get()
+        let fixture = try await VectorFixture.shared.value
         let token = TokenMaker(userID: PostgresUUID(UUID()), now: Int(Date().timeIntervalSince1970)).signed()
         let response = try await fixture.app.client.get("/v1/me", token: token)
         #expect(response.status == 401)
@@ -76,11 +77,11 @@ struct VectorFixture: Sendable {
     let app: TestService
     let userID: PostgresUUID
 
-    static let shared = Result { try VectorFixture() }
+    static let shared = Task { try await VectorFixture() }
 
-    private init() throws {
-        app = try TestService()
-        userID = try app.database.scalar(
+    private init() async throws {
+        app = try await TestService.started()
+        userID = try await app.database.scalar(
             "insert into users (username, display_name) values (\(uniqueName("vector")), 'Vector') returning id",
             as: PostgresUUID.self)
     }

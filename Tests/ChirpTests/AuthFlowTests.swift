@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 @Suite struct AuthFlowTests {
@@ -108,7 +109,7 @@ import Testing
         #expect(first.json["user"]["id"] == retry.json["user"]["id"])
         #expect(first.json["refreshToken"] != retry.json["refreshToken"])
         #expect(try await app.client.get("/v1/me", token: retry.json["accessToken"].string).status == 200)
-        let stored = try app.database.scalar(
+        let stored = try await app.database.scalar(
             "select convert_from(response_body, 'UTF8') from idempotency_keys where idempotency_key = \(key)", as: String.self)
         #expect(stored == first.json["user"]["id"].string)  // no token is kept
         var other = body

@@ -48,8 +48,8 @@ import Testing
 
         let shown = try await app.client.get("/v1/posts/\(post)")
         #expect(shown.json["commentCount"].int == 5)  // replies count too
-        #expect(try app.count("select comment_count from posts where id = \(post)::uuid") == 5)
-        #expect(try app.count("select reply_count from comments where id = \(c1)::uuid") == 2)
+        #expect(try await app.count("select comment_count from posts where id = \(post)::uuid") == 5)
+        #expect(try await app.count("select reply_count from comments where id = \(c1)::uuid") == 2)
     }
 
     @Test func repliesAnswerOnlyTopLevelCommentsOfTheSamePost() async throws {
@@ -73,9 +73,9 @@ import Testing
             #expect(response.status == 422, "\(label)")
             #expect(response.json["code"].string == "validation_failed", "\(label)")
         }
-        #expect(try app.count("select count(*) from comments") == 3)
-        #expect(try app.count("select comment_count from posts where id = \(post)::uuid") == 2)
-        #expect(try app.count("select reply_count from comments where id = \(top)::uuid") == 1)
+        #expect(try await app.count("select count(*) from comments") == 3)
+        #expect(try await app.count("select comment_count from posts where id = \(post)::uuid") == 2)
+        #expect(try await app.count("select reply_count from comments where id = \(top)::uuid") == 1)
     }
 
     @Test func badBodiesUnknownPostsAndAnonymousCallers() async throws {
@@ -121,7 +121,7 @@ import Testing
             let response = try await app.client.get(path)
             #expect(response.status == 400, "\(path)")
         }
-        #expect(try app.count("select count(*) from comments") == 1)
+        #expect(try await app.count("select count(*) from comments") == 1)
     }
 
     /// The schema's length checks count code points; so must validation, or text that is
@@ -158,7 +158,7 @@ import Testing
         #expect(byPostAuthor.status == 204)
         let stranger = try await app.client.delete("/v1/comments/\(byCarol)", token: dave.accessToken)
         #expect(stranger.status == 403 && stranger.json["code"].string == "forbidden")
-        #expect(try app.count("select count(*) from comments where id = \(byCarol)::uuid") == 1)
+        #expect(try await app.count("select count(*) from comments where id = \(byCarol)::uuid") == 1)
         // A reply's author may not delete the comment it answers either.
         let replier = try await app.client.delete("/v1/comments/\(byCarol)", token: bob.accessToken)
         #expect(replier.status == 403)
@@ -171,13 +171,13 @@ import Testing
         #expect(malformed.status == 400)
         let anonymous = try await app.client.delete("/v1/comments/\(byCarol)")
         #expect(anonymous.status == 401)
-        #expect(try app.count("select comment_count from posts where id = \(post)::uuid") == 2)
+        #expect(try await app.count("select comment_count from posts where id = \(post)::uuid") == 2)
 
         // Deleting a comment takes its replies with it, and the counter follows.
         let withReplies = try await app.client.delete("/v1/comments/\(byCarol)", token: carol.accessToken)
         #expect(withReplies.status == 204)
-        #expect(try app.count("select count(*) from comments where post_id = \(post)::uuid") == 0)
-        #expect(try app.count("select comment_count from posts where id = \(post)::uuid") == 0)
+        #expect(try await app.count("select count(*) from comments where post_id = \(post)::uuid") == 0)
+        #expect(try await app.count("select comment_count from posts where id = \(post)::uuid") == 0)
         let thread = try await app.client.get("/v1/posts/\(post)/comments")
         #expect(thread.json["items"].array.isEmpty)
     }
@@ -227,8 +227,8 @@ import Testing
         #expect(first.body == second.body)
         #expect(first.header("Idempotent-Replayed") == nil)
         #expect(second.header("Idempotent-Replayed") == "true")
-        #expect(try app.count("select count(*) from comments where post_id = \(post)::uuid") == 1)
-        #expect(try app.count("select comment_count from posts where id = \(post)::uuid") == 1)
+        #expect(try await app.count("select count(*) from comments where post_id = \(post)::uuid") == 1)
+        #expect(try await app.count("select comment_count from posts where id = \(post)::uuid") == 1)
 
         let reused = try await app.client.post(path, json: ["body": "something else"], token: bob.accessToken, headers: key)
         #expect(reused.status == 422)
@@ -236,6 +236,6 @@ import Testing
         // Keys belong to their caller: the same key from someone else is a new comment.
         let otherCaller = try await app.client.post(path, json: ["body": "only once"], token: alice.accessToken, headers: key)
         #expect(otherCaller.status == 201 && otherCaller.header("Idempotent-Replayed") == nil)
-        #expect(try app.count("select count(*) from comments where post_id = \(post)::uuid") == 2)
+        #expect(try await app.count("select count(*) from comments where post_id = \(post)::uuid") == 2)
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Postgres
+import TestSupport
 import Testing
 
 @Suite struct ExploreTests {
@@ -9,21 +10,21 @@ import Testing
     /// 30 posts liked 0…29 times (by fixture users, as superuser).
     func seedRankedPosts() async throws -> TestUser {
         let author = try await app.signUp("ranked")
-        try app.database.adminConnection().pipeline([
-            "insert into users (username) select 'liker_' || i from generate_series(1, 30) i",
-            """
-            insert into posts (author_id, body, created_at)
-            select \(author.id)::uuid, 'ranked ' || i, now() - i * interval '1 minute' from generate_series(0, 29) i
-            """,
-            """
-            insert into likes (user_id, post_id)
-            select u.id, p.id from posts p
-            join users u on u.username like 'liker_%' and substring(u.username from 7)::int <= substring(p.body from 8)::int
-            """,
-            // The service's background refresher may have ranked a snapshot before these
-            // posts existed (explore is allowed to be 30 s stale): rank afresh on request.
-            "delete from explore_snapshots",
-        ])
+        // The service's background refresher may have ranked a snapshot before these posts
+        // existed (explore is allowed to be 30 s stale): the last statement makes requests rank
+        // afresh.
+        try await app.database.execute(
+            PostgresQuery("insert into users (username) select 'liker_' || i from generate_series(1, 30) i"),
+            PostgresQuery("""
+                insert into posts (author_id, body, created_at)
+                select \(author.id)::uuid, 'ranked ' || i, now() - i * interval '1 minute' from generate_series(0, 29) i
+                """),
+            PostgresQuery("""
+                insert into likes (user_id, post_id)
+                select u.id, p.id from posts p
+                join users u on u.username like 'liker_%' and substring(u.username from 7)::int <= substring(p.body from 8)::int
+                """),
+            PostgresQuery("delete from explore_snapshots"))
         return author
     }
 
@@ -55,7 +56,7 @@ import Testing
                     _ = try await app.client.put("/v1/posts/\(id)/like", token: churner.accessToken)
                 }
             }
-            try app.database.adminConnection().query("""
+            try await app.database.execute("""
                 update posts set like_count = like_count + 100 where id in (
                     select id from posts where author_id = \(author.id)::uuid order by random() limit 3)
                 """)
@@ -69,7 +70,7 @@ import Testing
         _ = try await seedRankedPosts()
         let page = try await app.client.get("/v1/explore?limit=2")
         let cursor = try #require(page.json["nextCursor"].string)
-        try app.database.adminConnection().query("delete from explore_snapshots")
+        try await app.database.execute("delete from explore_snapshots")
         let expired = try await app.client.get("/v1/explore?cursor=\(cursor)")
         #expect(expired.status == 400)
         #expect(expired.json["code"].string == "invalid_cursor")

@@ -1,5 +1,6 @@
 import Foundation
 import Postgres
+import TestSupport
 import Testing
 
 @Suite struct FeedTests {
@@ -30,7 +31,7 @@ import Testing
 
     @Test func aHundredPostsWithOneTimestampPageExactlyOnceEach() async throws {
         let author = try await app.signUp("same_time")
-        try app.database.adminConnection().query("""
+        try await app.database.execute("""
             insert into posts (author_id, body, created_at)
             select \(author.id)::uuid, 'tie ' || i, '2026-01-01 12:00:00+00' from generate_series(1, 100) i
             """)
@@ -46,7 +47,7 @@ import Testing
 
     @Test func pagingWhileNewPostsArriveNeitherRepeatsNorSkips() async throws {
         let author = try await app.signUp("busy")
-        try app.database.adminConnection().query("""
+        try await app.database.execute("""
             insert into posts (author_id, body, created_at)
             select \(author.id)::uuid, 'old ' || i, now() - i * interval '1 second' from generate_series(1, 30) i
             """)
@@ -61,7 +62,7 @@ import Testing
             let posted = try await app.client.post("/v1/posts", json: ["body": "new while paging"], token: author.accessToken)
             #expect(posted.status == 201)
         } while cursor != nil
-        let old = try app.database.adminConnection().query(
+        let old = try await app.database.execute(
             "select id from posts where author_id = \(author.id)::uuid and body like 'old %' order by created_at desc, id desc")
         let oldIDs = try old.rows.map { try $0.decode(UUID.self, at: 0).uuidString.lowercased() }
         #expect(seen.count == Set(seen).count)
@@ -104,7 +105,7 @@ import Testing
         _ = try await app.client.post("/v1/posts", json: ["body": "mine"], token: reader.accessToken)
         _ = try await app.client.post("/v1/posts", json: ["body": "followed"], token: followed.accessToken)
         _ = try await app.client.post("/v1/posts", json: ["body": "stranger"], token: stranger.accessToken)
-        try app.database.adminConnection().query(
+        try await app.database.execute(
             "insert into follows (follower_id, followee_id) values (\(reader.id)::uuid, \(followed.id)::uuid)")
         let feed = try await app.client.get("/v1/feed", token: reader.accessToken)
         #expect(Set(feed.json["items"].array.compactMap { $0["body"].string }) == ["mine", "followed"])
@@ -137,7 +138,7 @@ import Testing
 
     @Test func limitsAreBoundedAndValidated() async throws {
         let user = try await app.signUp("limits")
-        try app.database.adminConnection().query("""
+        try await app.database.execute("""
             insert into posts (author_id, body) select \(user.id)::uuid, 'x' || i from generate_series(1, 60) i
             """)
         let clamped = try await app.client.get("/v1/users/\(user.username)/posts?limit=500")

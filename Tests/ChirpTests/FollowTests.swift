@@ -40,10 +40,10 @@ import Testing
         let unfollowAgain = try await app.client.delete(path, token: alice.accessToken)
         #expect(unfollowAgain.status == 200 && unfollowAgain.json["followerCount"].int == 1)
 
-        #expect(try app.count("select follower_count from users where id = \(bob.id)::uuid") == 1)
-        #expect(try app.count("select following_count from users where id = \(alice.id)::uuid") == 0)
-        #expect(try app.count("select following_count from users where id = \(carol.id)::uuid") == 1)
-        #expect(try app.count("select count(*) from follows") == 1)
+        #expect(try await app.count("select follower_count from users where id = \(bob.id)::uuid") == 1)
+        #expect(try await app.count("select following_count from users where id = \(alice.id)::uuid") == 0)
+        #expect(try await app.count("select following_count from users where id = \(carol.id)::uuid") == 1)
+        #expect(try await app.count("select count(*) from follows") == 1)
     }
 
     @Test func selfUnknownAndAnonymousFollowsAreRefused() async throws {
@@ -65,8 +65,8 @@ import Testing
         #expect(anonymousUnfollow.status == 401)
         let badToken = try await app.client.put("/v1/users/\(alice.username)/follow", token: "not.a.token")
         #expect(badToken.status == 401)
-        #expect(try app.count("select count(*) from follows") == 0)
-        #expect(try app.count("select follower_count + following_count from users where id = \(alice.id)::uuid") == 0)
+        #expect(try await app.count("select count(*) from follows") == 0)
+        #expect(try await app.count("select follower_count + following_count from users where id = \(alice.id)::uuid") == 0)
     }
 
     @Test func concurrentFollowsAndUnfollowsKeepCountersExact() async throws {
@@ -89,10 +89,10 @@ import Testing
         }
         #expect(statuses.allSatisfy { $0 == 200 }, "\(Set(statuses))")
         for user in users {
-            let followers = try app.count("select count(*) from follows where followee_id = \(user.id)::uuid")
-            let following = try app.count("select count(*) from follows where follower_id = \(user.id)::uuid")
-            #expect(try app.count("select follower_count from users where id = \(user.id)::uuid") == followers)
-            #expect(try app.count("select following_count from users where id = \(user.id)::uuid") == following)
+            let followers = try await app.count("select count(*) from follows where followee_id = \(user.id)::uuid")
+            let following = try await app.count("select count(*) from follows where follower_id = \(user.id)::uuid")
+            #expect(try await app.count("select follower_count from users where id = \(user.id)::uuid") == followers)
+            #expect(try await app.count("select following_count from users where id = \(user.id)::uuid") == following)
         }
     }
 }

@@ -29,8 +29,8 @@ import Testing
         let unlikeAgain = try await app.client.delete("/v1/posts/\(post)/like", token: bob.accessToken)
         #expect(unlikeAgain.status == 200 && unlikeAgain.json["likeCount"].int == 1)
 
-        #expect(try app.count("select like_count from posts where id = \(post)::uuid") == 1)
-        #expect(try app.count("select count(*) from likes where post_id = \(post)::uuid") == 1)
+        #expect(try await app.count("select like_count from posts where id = \(post)::uuid") == 1)
+        #expect(try await app.count("select count(*) from likes where post_id = \(post)::uuid") == 1)
     }
 
     @Test func sixtyFourConcurrentIdenticalLikesMakeOneLike() async throws {
@@ -47,8 +47,8 @@ import Testing
         #expect(responses.allSatisfy { $0.status == 200 }, "\(Set(responses.map(\.status)))")
         // Each answer is the count after its own transaction: the one like, never 0 or 2.
         #expect(responses.allSatisfy { $0.json["likeCount"].int == 1 && $0.json["liked"].bool == true })
-        #expect(try app.count("select count(*) from likes where post_id = \(post)::uuid") == 1)
-        #expect(try app.count("select like_count from posts where id = \(post)::uuid") == 1)
+        #expect(try await app.count("select count(*) from likes where post_id = \(post)::uuid") == 1)
+        #expect(try await app.count("select like_count from posts where id = \(post)::uuid") == 1)
     }
 
     @Test func aLikeStormLeavesEveryCounterEqualToItsRows() async throws {
@@ -70,8 +70,8 @@ import Testing
         #expect(statuses.count == 320)
         #expect(statuses.allSatisfy { $0 == 200 }, "\(Set(statuses))")
         for post in posts {
-            let counter = try app.count("select like_count from posts where id = \(post)::uuid")
-            let rows = try app.count("select count(*) from likes where post_id = \(post)::uuid")
+            let counter = try await app.count("select like_count from posts where id = \(post)::uuid")
+            let rows = try await app.count("select count(*) from likes where post_id = \(post)::uuid")
             #expect(counter == rows, "post \(post)")
             // What the API shows agrees with the rows too.
             let shown = try await app.client.get("/v1/posts/\(post)")
@@ -174,6 +174,6 @@ import Testing
         #expect(likers.status == 404)
         let malformed = try await app.client.get("/v1/posts/\(missing.dropLast())x/likes")
         #expect(malformed.status == 400)
-        #expect(try app.count("select count(*) from likes") == 0)
+        #expect(try await app.count("select count(*) from likes") == 0)
     }
 }

@@ -1,13 +1,14 @@
 import Chirp
 import Foundation
 import HTTP
+import TestSupport
 import Testing
 
 /// `openapi.yaml` and the router describe the same API: every route served is documented with
 /// its method, and every documented operation is served. Schemathesis (`scripts/fuzz`) checks
 /// the responses against the document; this keeps the two lists from drifting apart.
 @Suite struct OpenAPIContractTests {
-    static let documentURL = TestDatabase.repository.appendingPathComponent("openapi.yaml")
+    static let documentURL = TestCluster.repository.appendingPathComponent("openapi.yaml")
 
     let app: TestService
     init() async throws {

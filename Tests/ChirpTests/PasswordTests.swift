@@ -2,6 +2,7 @@ import Chirp
 import Foundation
 import Postgres
 import Synchronization
+import TestSupport
 import Testing
 
 /// Password storage and checking: Argon2id at or above OWASP's minimum, upgraded on login when
@@ -13,39 +14,39 @@ import Testing
         #expect(app.service.configuration.passwordHashing == .owaspMinimum)
 
         let user = try await app.signUp("argon")
-        let stored = try storedHash(of: user.username, in: app.database)
+        let stored = try await storedHash(of: user.username, in: app.database)
         #expect(stored.hasPrefix("$argon2id$v=19$"))
         #expect(argon2Parameters(stored) == ["m": 19_456, "t": 2, "p": 1])
         #expect(!stored.contains(user.password))
 
         // Salted: the same password never hashes alike.
         let twin = try await app.signUp("argon", password: user.password)
-        #expect(try storedHash(of: twin.username, in: app.database) != stored)
+        #expect(try await storedHash(of: twin.username, in: app.database) != stored)
     }
 
     @Test func logInRehashesAHashMadeWithOtherParameters() async throws {
         // An older deployment hashed with weaker parameters ...
         let legacy = try await TestService.started { $0.passwordHashing = .init(passes: 1, memoryBytes: 8 * 1024 * 1024) }
         let user = try await legacy.signUp("legacy")
-        let before = try storedHash(of: user.username, in: legacy.database)
+        let before = try await storedHash(of: user.username, in: legacy.database)
         #expect(argon2Parameters(before) == ["m": 8_192, "t": 1, "p": 1])
 
         // ... and the current one, on the same database, upgrades it at the next good login.
         let current = try TestServiceInstance(on: legacy.database)
         let wrong = try await current.client.logIn(user.username, "not the password")
         #expect(wrong.status == 401)
-        #expect(try storedHash(of: user.username, in: legacy.database) == before)
+        #expect(try await storedHash(of: user.username, in: legacy.database) == before)
 
         let login = try await current.client.logIn(user.username, user.password)
         #expect(login.status == 200)
-        let after = try storedHash(of: user.username, in: legacy.database)
+        let after = try await storedHash(of: user.username, in: legacy.database)
         #expect(after != before)
         #expect(argon2Parameters(after) == ["m": 19_456, "t": 2, "p": 1])
 
         // The new hash holds the same password, and is not replaced again.
         let again = try await current.client.logIn(user.username, user.password)
         #expect(again.status == 200)
-        #expect(try storedHash(of: user.username, in: legacy.database) == after)
+        #expect(try await storedHash(of: user.username, in: legacy.database) == after)
     }
 
     @Test func hashingBeyondTheBoundIsRefusedAtOnce() throws {
@@ -114,8 +115,8 @@ import Testing
     }
 }
 
-private func storedHash(of username: String, in database: TestDatabase) throws -> String {
-    try database.scalar(
+private func storedHash(of username: String, in database: TestDatabase) async throws -> String {
+    try await database.scalar(
         "select c.password_hash from credentials c join users u on u.id = c.user_id where u.username = \(username)",
         as: String.self)
 }

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 @Suite struct PostTests {
@@ -18,11 +19,11 @@ import Testing
         let id = try #require(created.json["id"].string)
         let read = try await app.client.get("/v1/posts/\(id)")
         #expect(read.json["id"].string == id)
-        #expect(try app.database.scalar("select post_count from users where id = \(user.id)::uuid", as: Int.self) == 1)
+        #expect(try await app.database.scalar("select post_count from users where id = \(user.id)::uuid", as: Int.self) == 1)
         let deleted = try await app.client.delete("/v1/posts/\(id)", token: user.accessToken)
         #expect(deleted.status == 204)
         #expect(try await app.client.get("/v1/posts/\(id)").status == 404)
-        #expect(try app.database.scalar("select post_count from users where id = \(user.id)::uuid", as: Int.self) == 0)
+        #expect(try await app.database.scalar("select post_count from users where id = \(user.id)::uuid", as: Int.self) == 0)
     }
 
     @Test func awkwardTextComesBackExactlyFromEveryList() async throws {
@@ -72,7 +73,7 @@ import Testing
         let massAssignment = try await app.client.post(
             "/v1/posts", json: ["body": "x", "likeCount": 1_000, "authorId": UUID().uuidString], token: user.accessToken)
         #expect(massAssignment.status == 422)
-        #expect(try app.database.scalar("select count(*) from posts where author_id = \(user.id)::uuid", as: Int.self) == 1)
+        #expect(try await app.database.scalar("select count(*) from posts where author_id = \(user.id)::uuid", as: Int.self) == 1)
     }
 
     @Test func anIdempotencyKeyReplaysTheFirstCreate() async throws {
@@ -83,7 +84,7 @@ import Testing
         #expect(first.status == 201 && retry.status == 201)
         #expect(first.json["id"] == retry.json["id"])
         #expect(retry.header("Idempotent-Replayed") == "true")
-        #expect(try app.database.scalar("select count(*) from posts where author_id = \(user.id)::uuid", as: Int.self) == 1)
+        #expect(try await app.database.scalar("select count(*) from posts where author_id = \(user.id)::uuid", as: Int.self) == 1)
         let different = try await app.client.post("/v1/posts", json: ["body": "twice"], token: user.accessToken, headers: ["Idempotency-Key": key])
         #expect(different.status == 422)
         // Keys belong to their caller: another user's same key creates their own post.
@@ -105,6 +106,6 @@ import Testing
             return try await group.reduce(into: [String?]()) { $0.append($1) }
         }
         #expect(Set(ids.compactMap { $0 }).count == 1)
-        #expect(try app.database.scalar("select count(*) from posts where author_id = \(user.id)::uuid", as: Int.self) == 1)
+        #expect(try await app.database.scalar("select count(*) from posts where author_id = \(user.id)::uuid", as: Int.self) == 1)
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Postgres
+import TestSupport
 import Testing
 
 @Suite struct ProfileTests {
@@ -12,7 +13,7 @@ import Testing
         for index in 1...3 {
             _ = try await app.client.post("/v1/posts", json: ["body": "post \(index)"], token: star.accessToken)
         }
-        try app.database.adminConnection().query(
+        try await app.database.execute(
             "insert into follows (follower_id, followee_id) values (\(fan.id)::uuid, \(star.id)::uuid)")
         let seenByFan = try await app.client.get("/v1/users/\(star.username)?limit=2", token: fan.accessToken)
         #expect(seenByFan.status == 200)
@@ -45,22 +46,24 @@ import Testing
     @Test(.timeLimit(.minutes(1)))
     func theTwoReadsRunConcurrently() async throws {
         let user = try await app.signUp("concurrent")
-        let blocker = try app.database.adminConnection()
-        try blocker.unsafeExecuteScript("begin; lock table users in access exclusive mode;")
         let client = app.client
-        let response = Task { try await client.get("/v1/users/\(user.username)") }
-        let observer = try app.database.adminConnection()
-        var waiting = 0
-        for _ in 0..<100 {
-            waiting = try observer.query("""
-                select count(*) from pg_stat_activity
-                where application_name = 'chirp-service-tests' and datname = current_database() and wait_event_type = 'Lock'
-                """).rows[0].decode(Int.self, at: 0)
-            if waiting >= 2 { break }
-            try await Task.sleep(for: .milliseconds(20))
+        let database = app.database
+        let waiting = try await database.adminPool.withSession { blocker in
+            try await blocker.unsafeExecuteScript("begin; lock table users in access exclusive mode;")
+            let response = Task { try await client.get("/v1/users/\(user.username)") }
+            var waiting = 0
+            for _ in 0..<100 {
+                waiting = try await database.scalar("""
+                    select count(*) from pg_stat_activity
+                    where application_name = 'chirp-service-tests' and datname = current_database() and wait_event_type = 'Lock'
+                    """, as: Int.self)
+                if waiting >= 2 { break }
+                try await Task.sleep(for: .milliseconds(20))
+            }
+            try await blocker.unsafeExecuteScript("commit")
+            #expect(try await response.value.status == 200)
+            return waiting
         }
-        try blocker.unsafeExecuteScript("commit")
         #expect(waiting == 2)
-        #expect(try await response.value.status == 200)
     }
 }

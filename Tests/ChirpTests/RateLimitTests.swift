@@ -1,6 +1,7 @@
 import Chirp
 import Foundation
 import Postgres
+import TestSupport
 import Testing
 
 /// The budgets of sign-up, login and refresh, at their boundary: `limit` attempts pass and say
@@ -77,7 +78,7 @@ import Testing
         let refused = try await app.client.post("/v1/auth/signup", json: ["username": late, "password": "long enough password"])
         try expectRefusal(refused, name: "signup-ip", limit: 3)
         // Refused before anything was written.
-        #expect(try app.database.scalar("select count(*) from users where username = \(late)", as: Int.self) == 0)
+        #expect(try await app.database.scalar("select count(*) from users where username = \(late)", as: Int.self) == 0)
     }
 
     @Test func refreshesPerAddressCountDownThenAre429() async throws {
@@ -111,16 +112,16 @@ import Testing
 
         // The refused request must not have used the token: the client still holds the only
         // live token of its session, and spending it would make the retry look like reuse.
-        let unused = try app.database.scalar(
+        let unused = try await app.database.scalar(
             """
             select count(*) from refresh_tokens
             where token_hash = sha256(convert_to(\(token), 'UTF8')) and used_at is null and revoked_at is null
             """, as: Int.self)
         #expect(unused == 1)
-        #expect(try app.database.scalar("select count(*) from refresh_tokens", as: Int.self) == 2)
+        #expect(try await app.database.scalar("select count(*) from refresh_tokens", as: Int.self) == 2)
 
         // Once the window has passed (its counters forgotten), the retry rotates normally.
-        _ = try app.database.adminConnection().query("delete from rate_limit_hits")
+        _ = try await app.database.execute("delete from rate_limit_hits")
         let retry = try await app.client.post("/v1/auth/refresh", json: ["refreshToken": token])
         #expect(retry.status == 200)
         #expect(retry.json["user"]["id"].string == user.id)

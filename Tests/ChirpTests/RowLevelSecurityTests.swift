@@ -1,6 +1,7 @@
 import Chirp
 import Foundation
 import Postgres
+import TestSupport
 import Testing
 
 /// Authorization lives in the database: through the service's own login role and the identity
@@ -13,19 +14,20 @@ import Testing
     let pool: PostgresPool
     let world: OwnershipFixture
 
-    init() throws {
-        database = try TestDatabase()
-        pool = PostgresPool(configuration: database.service, pool: .init(maxConnections: 1, leaseTimeout: .seconds(5)))
-        world = try OwnershipFixture(database)
+    init() async throws {
+        database = try await TestDatabase.migrated()
+        pool = try PostgresPool(
+            configuration: database.service, pool: .init(maxConnections: 1, leaseTimeout: .seconds(5)), eventLoop: TestCluster.eventLoop)
+        world = try await OwnershipFixture(database)
     }
 
     deinit {
         pool.close()
     }
 
-    @Test func usersCannotCreateRowsInSomeoneElsesName() throws {
+    @Test func usersCannotCreateRowsInSomeoneElsesName() async throws {
         let (alice, bob) = (world.alice, world.bob)
-        let before = try world.snapshot()
+        let before = try await world.snapshot()
         for query: PostgresQuery in [
             "insert into posts (author_id, body) values (\(bob), 'words put in his mouth')",
             "insert into likes (user_id, post_id) values (\(bob), \(world.alicePost))",
@@ -34,9 +36,9 @@ import Testing
             "insert into follows (follower_id, followee_id) values (\(bob), \(alice))",
             "insert into follows (follower_id, followee_id) values (\(bob), \(world.carol))",
         ] {
-            expectRefused(as: .user(alice), query)
+            await expectRefused(as: .user(alice), query)
         }
-        #expect(try world.snapshot() == before)
+        #expect(try await world.snapshot() == before)
 
         // The same statements in her own name pass: the refusals above are about whose row it is.
         for query: PostgresQuery in [
@@ -45,13 +47,13 @@ import Testing
             "insert into comments (post_id, author_id, body) values (\(world.bobPost), \(alice), 'my own comment')",
             "insert into follows (follower_id, followee_id) values (\(alice), \(world.carol))",
         ] {
-            #expect(try pool.execute(as: .user(alice), [query])[0].affectedRows == 1, "\(query.sql)")
+            #expect(try await pool.execute(as: .user(alice), query as PostgresQuery).affectedRows == 1, "\(query.sql)")
         }
     }
 
-    @Test func usersCannotChangeOrDeleteSomeoneElsesRows() throws {
+    @Test func usersCannotChangeOrDeleteSomeoneElsesRows() async throws {
         let (alice, bob) = (world.alice, world.bob)
-        let before = try world.snapshot()
+        let before = try await world.snapshot()
         // Statements the grants refuse outright.
         for query: PostgresQuery in [
             "update posts set body = 'edited' where id = \(world.bobPost)",
@@ -61,7 +63,7 @@ import Testing
             "update users set follower_count = 1000000 where id = \(bob)",
             "delete from users where id = \(bob)",
         ] {
-            expectRefused(as: .user(alice), query)
+            await expectRefused(as: .user(alice), query)
         }
         // Statements the policies make touch nothing of Bob's.
         for query: PostgresQuery in [
@@ -71,32 +73,32 @@ import Testing
             "delete from likes where user_id = \(bob)",
             "delete from follows where follower_id = \(bob)",
         ] {
-            #expect(try pool.execute(as: .user(alice), [query])[0].affectedRows == 0, "\(query.sql)")
+            #expect(try await pool.execute(as: .user(alice), query as PostgresQuery).affectedRows == 0, "\(query.sql)")
         }
-        #expect(try world.snapshot() == before)
+        #expect(try await world.snapshot() == before)
 
         // Without a WHERE clause, only her own rows are in reach.
-        #expect(try pool.execute(as: .user(alice), ["update users set bio = 'everyone'"])[0].affectedRows == 1)
-        #expect(try pool.execute(as: .user(alice), ["delete from likes"])[0].affectedRows == 1)
-        #expect(try pool.execute(as: .user(alice), ["delete from follows"])[0].affectedRows == 1)
-        #expect(try database.scalar("select bio from users where id = \(alice)", as: String.self) == "everyone")
-        #expect(try database.scalar("select bio = '' from users where id = \(bob)", as: Bool.self))
-        #expect(try database.scalar("select count(*) from likes where user_id = \(bob)", as: Int.self) == 1)
-        #expect(try database.scalar("select count(*) from follows where follower_id = \(bob)", as: Int.self) == 1)
+        #expect(try await pool.execute(as: .user(alice), "update users set bio = 'everyone'" as PostgresQuery).affectedRows == 1)
+        #expect(try await pool.execute(as: .user(alice), "delete from likes" as PostgresQuery).affectedRows == 1)
+        #expect(try await pool.execute(as: .user(alice), "delete from follows" as PostgresQuery).affectedRows == 1)
+        #expect(try await database.scalar("select bio from users where id = \(alice)", as: String.self) == "everyone")
+        #expect(try await database.scalar("select bio = '' from users where id = \(bob)", as: Bool.self))
+        #expect(try await database.scalar("select count(*) from likes where user_id = \(bob)", as: Int.self) == 1)
+        #expect(try await database.scalar("select count(*) from follows where follower_id = \(bob)", as: Int.self) == 1)
     }
 
-    @Test func aPostsAuthorMayDeleteCommentsOnItAndNoOtherComments() throws {
+    @Test func aPostsAuthorMayDeleteCommentsOnItAndNoOtherComments() async throws {
         let (alice, bob) = (world.alice, world.bob)
         // Bob's comment on Alice's post is hers to remove; his comment on his own post is not.
-        let onHerPost = try database.scalar(
+        let onHerPost = try await database.scalar(
             "insert into comments (post_id, author_id, body) values (\(world.alicePost), \(bob), 'rude') returning id", as: PostgresUUID.self)
-        #expect(try pool.execute(as: .user(alice), ["delete from comments where id = \(world.bobComment)"])[0].affectedRows == 0)
-        #expect(try pool.execute(as: .user(alice), ["delete from comments where id = \(onHerPost)"])[0].affectedRows == 1)
-        #expect(try database.scalar("select count(*) from comments where id = \(world.bobComment)", as: Int.self) == 1)
+        #expect(try await pool.execute(as: .user(alice), "delete from comments where id = \(world.bobComment)" as PostgresQuery).affectedRows == 0)
+        #expect(try await pool.execute(as: .user(alice), "delete from comments where id = \(onHerPost)" as PostgresQuery).affectedRows == 1)
+        #expect(try await database.scalar("select count(*) from comments where id = \(world.bobComment)", as: Int.self) == 1)
     }
 
-    @Test func anonymousCannotWriteAnything() throws {
-        let before = try world.snapshot()
+    @Test func anonymousCannotWriteAnything() async throws {
+        let before = try await world.snapshot()
         for query: PostgresQuery in [
             "insert into users (username) values ('intruder')",
             "update users set bio = 'x'",
@@ -114,12 +116,12 @@ import Testing
             "update credentials set password_hash = 'x'",
             "update refresh_tokens set revoked_at = now()",
         ] {
-            expectRefused(as: .anonymous, query)
+            await expectRefused(as: .anonymous, query)
         }
-        #expect(try world.snapshot() == before)
+        #expect(try await world.snapshot() == before)
     }
 
-    @Test func onlyTheAuthServiceReadsSecrets() throws {
+    @Test func onlyTheAuthServiceReadsSecrets() async throws {
         for identity in [PostgresIdentity.user(world.alice), .user(world.bob), .anonymous] {
             for query: PostgresQuery in [
                 "select password_hash from credentials",
@@ -128,54 +130,54 @@ import Testing
                 "select count(*) from refresh_tokens",
                 "select bucket from rate_limit_hits",
             ] {
-                expectRefused(as: identity, query)
+                await expectRefused(as: identity, query)
             }
         }
         // The login role alone, with no identity taken, holds nothing either.
         for query: PostgresQuery in ["select count(*) from posts", "select count(*) from credentials"] {
-            let error = #expect(throws: PostgresError.self) { try self.pool.withConnection { try $0.query(query) } }
+            let error = await #expect(throws: PostgresError.self) { try await self.pool.withSession { try await $0.execute(query) } }
             #expect(error?.sqlState == .insufficientPrivilege, "\(query.sql)")
         }
         // The control: the auth service does read them.
-        let hashes = try pool.execute(as: .authService, ["select count(*) from credentials"])[0]
-        #expect(try hashes.rows[0].decode(Int.self, at: 0) == 2)
+        #expect(try await pool.execute(as: .authService, PostgresQuery("select count(*) from credentials").value(Int.self)) == 2)
     }
 
-    @Test func anIdentityEndsWithItsTransaction() throws {
-        let plain: PostgresQuery = "select current_user::text, coalesce(current_setting('app.user_id', true), '')"
-        func bare() throws -> (String, String, Int32) {
-            try pool.withConnection { connection in
-                let (role, user) = try connection.query(plain).rows[0].decode((String, String).self)
-                return (role, user, connection.backendPID)
+    @Test func anIdentityEndsWithItsTransaction() async throws {
+        let plain = PostgresQuery("select current_user::text, coalesce(current_setting('app.user_id', true), '')")
+            .onlyRow { try $0.decode((String, String).self) }
+        func bare() async throws -> (String, String, Int32) {
+            try await pool.withSession { session in
+                let (role, user) = try await session.execute(plain)
+                return (role, user, session.backendPID)
             }
         }
 
-        let (role, user) = try pool.execute(as: .user(world.alice), [plain])[0].rows[0].decode((String, String).self)
+        let (role, user) = try await pool.execute(as: .user(world.alice), plain)
         #expect(role == "chirp_user")
         #expect(user == world.alice.lowercasedString)
-        let (afterRole, afterUser, pid) = try bare()
+        let (afterRole, afterUser, pid) = try await bare()
         #expect(afterRole == "chirp_service")
         #expect(afterUser == "")
 
         // The next request on the same connection starts from nothing.
-        let (anonRole, anonUser) = try pool.execute(as: .anonymous, [plain])[0].rows[0].decode((String, String).self)
+        let (anonRole, anonUser) = try await pool.execute(as: .anonymous, plain)
         #expect(anonRole == "chirp_anon")
         #expect(anonUser == "")
 
         // Also after a transaction that failed half-way ...
-        expectRefused(as: .user(world.alice), "insert into posts (author_id, body) values (\(world.bob), 'x')")
-        #expect(try bare().0 == "chirp_service")
-        #expect(try bare().1 == "")
+        await expectRefused(as: .user(world.alice), "insert into posts (author_id, body) values (\(world.bob), 'x')")
+        #expect(try await bare().0 == "chirp_service")
+        #expect(try await bare().1 == "")
 
         // ... and after one whose body threw.
         struct Abandon: Error {}
-        #expect(throws: Abandon.self) {
-            try pool.withTransaction(as: .user(world.bob)) { transaction in
-                _ = try transaction.query(plain)
+        await #expect(throws: Abandon.self) {
+            try await self.pool.withTransaction(as: .user(self.world.bob)) { transaction in
+                _ = try await transaction.execute(plain)
                 throw Abandon()
             }
         }
-        let (lastRole, lastUser, lastPID) = try bare()
+        let (lastRole, lastUser, lastPID) = try await bare()
         #expect(lastRole == "chirp_service")
         #expect(lastUser == "")
         // All of it on one connection.
@@ -186,10 +188,10 @@ import Testing
     /// The statement fails with SQLSTATE 42501 (insufficient privilege).
     private func expectRefused(
         as identity: PostgresIdentity, _ query: PostgresQuery, sourceLocation: SourceLocation = #_sourceLocation
-    ) {
+    ) async {
         do {
-            let results = try pool.execute(as: identity, [query])
-            Issue.record("\(identity.role) was allowed: \(query.sql) (\(results[0].affectedRows) rows)", sourceLocation: sourceLocation)
+            let affected = try await pool.execute(as: identity, query.affectedRows)
+            Issue.record("\(identity.role) was allowed: \(query.sql) (\(affected) rows)", sourceLocation: sourceLocation)
         } catch let error as PostgresError {
             #expect(error.sqlState == .insufficientPrivilege, "\(query.sql): \(error)", sourceLocation: sourceLocation)
         } catch {
@@ -208,37 +210,31 @@ struct OwnershipFixture {
     let bobPost: PostgresUUID
     let bobComment: PostgresUUID
 
-    init(_ database: TestDatabase) throws {
+    init(_ database: TestDatabase) async throws {
         self.database = database
-        let connection = try database.adminConnection()
-        func user(_ name: String) throws -> PostgresUUID {
-            try connection.query("insert into users (username, display_name) values (\(name), \(name)) returning id")
-                .rows[0].decode(PostgresUUID.self, at: 0)
+        func inserted(_ query: PostgresQuery) async throws -> PostgresUUID {
+            try await database.scalar(query, as: PostgresUUID.self)
         }
-        alice = try user("alice")
-        bob = try user("bob")
-        carol = try user("carol")
-        alicePost = try connection.query("insert into posts (author_id, body) values (\(alice), 'alice writes') returning id")
-            .rows[0].decode(PostgresUUID.self, at: 0)
-        bobPost = try connection.query("insert into posts (author_id, body) values (\(bob), 'bob writes') returning id")
-            .rows[0].decode(PostgresUUID.self, at: 0)
-        bobComment = try connection.query(
+        alice = try await inserted("insert into users (username, display_name) values ('alice', 'alice') returning id")
+        bob = try await inserted("insert into users (username, display_name) values ('bob', 'bob') returning id")
+        carol = try await inserted("insert into users (username, display_name) values ('carol', 'carol') returning id")
+        alicePost = try await inserted("insert into posts (author_id, body) values (\(alice), 'alice writes') returning id")
+        bobPost = try await inserted("insert into posts (author_id, body) values (\(bob), 'bob writes') returning id")
+        bobComment = try await inserted(
             "insert into comments (post_id, author_id, body) values (\(bobPost), \(bob), 'bob comments') returning id")
-            .rows[0].decode(PostgresUUID.self, at: 0)
-        try connection.pipeline([
-            "insert into likes (user_id, post_id) values (\(bob), \(bobPost)), (\(alice), \(alicePost))",
-            "insert into follows (follower_id, followee_id) values (\(bob), \(carol)), (\(alice), \(bob))",
-            "insert into credentials (user_id, password_hash) values (\(alice), 'not a real hash'), (\(bob), 'not a real hash')",
-            """
-            insert into refresh_tokens (user_id, family_id, token_hash, expires_at)
-            values (\(bob), gen_random_uuid(), '\\x00'::bytea, now() + interval '1 day')
-            """,
-        ])
+        try await database.execute(
+            PostgresQuery("insert into likes (user_id, post_id) values (\(bob), \(bobPost)), (\(alice), \(alicePost))"),
+            PostgresQuery("insert into follows (follower_id, followee_id) values (\(bob), \(carol)), (\(alice), \(bob))"),
+            PostgresQuery("insert into credentials (user_id, password_hash) values (\(alice), 'not a real hash'), (\(bob), 'not a real hash')"),
+            PostgresQuery("""
+                insert into refresh_tokens (user_id, family_id, token_hash, expires_at)
+                values (\(bob), gen_random_uuid(), '\\x00'::bytea, now() + interval '1 day')
+                """))
     }
 
     /// Everything of Bob's and Carol's, and every secret, as one comparable text.
-    func snapshot() throws -> String {
-        try database.scalar(
+    func snapshot() async throws -> String {
+        try await database.scalar(
             """
             select concat_ws(' | ',
               (select string_agg(concat_ws(',', id, username, display_name, bio, follower_count, following_count, post_count), ';' order by id)

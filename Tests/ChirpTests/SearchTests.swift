@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 @Suite struct SearchTests {
@@ -102,7 +103,7 @@ import Testing
     /// `total` counts at most 10,000 matches, so a very common word costs a bounded count.
     @Test func totalSaturatesAtTenThousand() async throws {
         let alice = try await app.signUp("alice")
-        try app.database.adminConnection().query("""
+        try await app.database.execute("""
             insert into posts (author_id, body) select \(alice.id)::uuid, 'flood ' || g from generate_series(1, 10050) g
             """)
         let page = try await app.client.get("/v1/search/posts?q=flood&per=50&page=200")

@@ -1,5 +1,6 @@
 import Foundation
 import Postgres
+import TestSupport
 import Testing
 
 @Suite struct MigratorTests {
@@ -7,41 +8,44 @@ import Testing
         PostgresMigration(version: "0001", name: "first", sql: "create table a (id int);"),
         PostgresMigration(version: "0002", name: "second", sql: "create table b (id int); insert into b values (1);"),
     ]
+    let appliedCount = PostgresQuery("select count(*) from schema_migrations").value(Int.self)
 
-    @Test func appliesEachMigrationOnceEvenFromSeveralInstancesAtOnce() throws {
-        let configuration = try TestDatabase.create(prefix: "migrator")
-        let applied = Mutexed<[[String]]>([])
-        DispatchQueue.concurrentPerform(iterations: 4) { _ in
-            let versions = (try? PostgresConnection(configuration: configuration)).flatMap {
-                try? PostgresMigrator().migrate(migrations, on: $0)
+    @Test func appliesEachMigrationOnceEvenFromSeveralInstancesAtOnce() async throws {
+        let database = try await TestDatabase.empty(prefix: "migrator")
+        let pool = try TestCluster.adminPool(database: database.name, .init(maxConnections: 4))
+        defer { pool.close() }
+        let migrations = migrations
+        let runs = await withTaskGroup(of: [String].self) { group in
+            for _ in 0..<4 {
+                group.addTask {
+                    (try? await pool.withSession { try await PostgresMigrator().migrate(migrations, in: $0) }) ?? ["failed"]
+                }
             }
-            applied.withLock { $0.append(versions ?? ["failed"]) }
+            return await group.reduce(into: []) { $0.append($1) }
         }
-        let runs = applied.withLock { $0 }
         #expect(runs.filter { $0 == ["0001", "0002"] }.count == 1)
         #expect(runs.filter { $0.isEmpty }.count == 3)
-        let connection = try PostgresConnection(configuration: configuration)
-        #expect(try connection.query("select count(*) from b").rows[0].decode(Int.self, at: 0) == 1)
-        #expect(try connection.query("select count(*) from schema_migrations").rows[0].decode(Int.self, at: 0) == 2)
+        #expect(try await database.scalar("select count(*) from b", as: Int.self) == 1)
+        #expect(try await database.execute(appliedCount) == 2)
     }
 
-    @Test func aFailingMigrationLeavesNoTrace() throws {
-        let configuration = try TestDatabase.create(prefix: "migrator")
-        let connection = try PostgresConnection(configuration: configuration)
+    @Test func aFailingMigrationLeavesNoTrace() async throws {
+        let database = try await TestDatabase.empty(prefix: "migrator")
         let broken = migrations + [PostgresMigration(version: "0003", name: "broken", sql: "create table c (id int); select 1/0;")]
-        #expect(throws: PostgresError.self) { try PostgresMigrator().migrate(broken, on: connection) }
-        #expect(try connection.query("select to_regclass('c') is null").rows[0].decode(Bool.self, at: 0))
-        #expect(try connection.query("select count(*) from schema_migrations").rows[0].decode(Int.self, at: 0) == 2)
+        await #expect(throws: PostgresError.self) {
+            try await database.adminPool.withSession { try await PostgresMigrator().migrate(broken, in: $0) }
+        }
+        #expect(try await database.scalar("select to_regclass('c') is null", as: Bool.self))
+        #expect(try await database.execute(appliedCount) == 2)
     }
 
-    @Test func anEditedMigrationStopsTheRun() throws {
-        let configuration = try TestDatabase.create(prefix: "migrator")
-        let connection = try PostgresConnection(configuration: configuration)
-        try PostgresMigrator().migrate(migrations, on: connection)
+    @Test func anEditedMigrationStopsTheRun() async throws {
+        let database = try await TestDatabase.empty(prefix: "migrator")
+        try await database.adminPool.withSession { try await PostgresMigrator().migrate(migrations, in: $0) }
         var edited = migrations
         edited[0].sql = "create table a (id bigint);"
         do {
-            try PostgresMigrator().migrate(edited, on: connection)
+            try await database.adminPool.withSession { try await PostgresMigrator().migrate(edited, in: $0) }
             Issue.record("an edited migration was accepted")
         } catch let error as PostgresError {
             #expect(error.message.contains("edited"))

@@ -1,8 +1,26 @@
+import EventLoops
 import Foundation
 @testable import Postgres
+import TestSupport
 import Testing
 
 @Suite struct QueryBindingTests {
+    /// The one row `sql` returns, as superuser.
+    private func row(of sql: PostgresQuery) async throws -> PostgresRow {
+        let pool = try TestCluster.adminPool(.init(maxConnections: 1))
+        defer { pool.close() }
+        return try await pool.execute(as: TestCluster.superuser, sql.onlyRow { $0 })
+    }
+
+    /// A leased connection of its own, to look at its state between statements.
+    private func withConnection<T>(_ body: (PostgresConnection, EventLoop) async throws -> T) async throws -> T {
+        let pool = try TestCluster.adminPool(.init(maxConnections: 1))
+        defer { pool.close() }
+        let connection = try await pool.lease(count: 1, on: pool.eventLoop)[0]
+        defer { pool.release(connection) }
+        return try await body(connection, pool.eventLoop)
+    }
+
     @Test func interpolationBindsParametersInsteadOfSplicingText() {
         let name = "o'brien"
         let limit = 20
@@ -21,21 +39,22 @@ import Testing
         #expect(query.bindings == values.map { String($0) })
     }
 
-    @Test func statementsThatHashAlikeStayDistinct() throws {
+    @Test func statementsThatHashAlikeStayDistinct() async throws {
         // Same length, same first, middle and last eight bytes: the cache's hash cannot tell
         // them apart, so only the whole-text comparison keeps their prepared statements apart.
         let first = "select $1::int8 + 1 as answer, 'aaaaaaaaaaaa' as filler, 'x' as tail"
         let second = "select $1::int8 + 2 as answer, 'aaaaaaaaaaaa' as filler, 'x' as tail"
         #expect(StatementKey(first).hashValue == StatementKey(second).hashValue)
         #expect(StatementKey(first) != StatementKey(second))
-        let connection = try PostgresConnection(configuration: TestDatabase.adminConfiguration())
-        for _ in 0..<2 {
-            let results = try connection.pipeline([
-                PostgresQuery(sql: first, bindings: ["10"]), PostgresQuery(sql: second, bindings: ["10"]),
-            ])
-            #expect(try results.map { try $0.rows[0].decode(Int.self, at: 0) } == [11, 12])
+        try await withConnection { connection, loop in
+            for _ in 0..<2 {
+                let results = try await connection.pipeline([
+                    PostgresQuery(sql: first, bindings: ["10"]), PostgresQuery(sql: second, bindings: ["10"]),
+                ], on: loop)
+                #expect(try results.map { try $0.row(0).decode(Int.self, at: 0) } == [11, 12])
+            }
+            #expect(connection.preparedStatements.count == 2)
         }
-        #expect(connection.preparedStatements.count == 2)
     }
 
     @Test func nilBindsAsNull() {
@@ -51,27 +70,27 @@ import Testing
         #expect(query.bindings == ["6f9619ff-8b86-d011-b42d-00cf4fc964ff"])
     }
 
-    @Test func aLargeParameterIsSentWholeAndNotKeptByTheConnection() throws {
-        let connection = try PostgresConnection(configuration: TestDatabase.adminConfiguration())
-        let large = String(repeating: "chirp ", count: 40_000)
-        let length = try connection.query("select length(\(large)::text)").rows[0].decode(Int.self, at: 0)
-        #expect(length == large.utf8.count)
-        #expect(connection.parameterText.capacity <= 64 * 1024)
-        // A small one keeps its buffer for the next statement.
-        _ = try connection.query("select \("small")::text")
-        #expect(connection.parameterText.capacity > 0)
+    @Test func aLargeParameterIsSentWholeAndNotKeptByTheConnection() async throws {
+        try await withConnection { connection, loop in
+            let large = String(repeating: "chirp ", count: 40_000)
+            let length = try await connection.pipeline(["select length(\(large)::text)"], on: loop)[0].row(0).decode(Int.self, at: 0)
+            #expect(length == large.utf8.count)
+            #expect(connection.parameterText.capacity <= 64 * 1024)
+            // A small one keeps its buffer for the next statement.
+            _ = try await connection.pipeline(["select \("small")::text"], on: loop)
+            #expect(connection.parameterText.capacity > 0)
+        }
     }
 
-    @Test func valuesRoundTripThroughTheServer() throws {
-        let connection = try PostgresConnection(configuration: TestDatabase.adminConfiguration())
+    @Test func valuesRoundTripThroughTheServer() async throws {
         let injection = "'); drop table pg_class; --"
         let id = UUID()
         let stamp = PostgresTimestamp(microsecondsSinceEpoch: 1_795_000_000_123_457)
         let bytes = PostgresBytes([0, 1, 0xfe, 0xff])
-        let row = try #require(try connection.query("""
+        let row = try await self.row(of: """
             select \(injection)::text, \(42)::int8, \(true)::bool, \(id)::uuid,
                    \(stamp)::timestamptz, \(bytes)::bytea, \(-7)::int4, \(["a\"b", "c,d"])::text[] = array['a"b', 'c,d']
-            """).first)
+            """)
         let (text, number, flag, uuid, timestamp, data, small, arrayMatches) = try row.decode(
             (String, Int, Bool, UUID, PostgresTimestamp, PostgresBytes, Int32, Bool).self)
         #expect(text == injection)
@@ -84,13 +103,12 @@ import Testing
         #expect(arrayMatches)
     }
 
-    @Test func nullEmptyAndMultibyteValuesKeepTheirPlaces() throws {
+    @Test func nullEmptyAndMultibyteValuesKeepTheirPlaces() async throws {
         // The values travel to libpq packed in one buffer: each must start and end where it should.
-        let connection = try PostgresConnection(configuration: TestDatabase.adminConfiguration())
         let missing: String? = nil
-        let row = try #require(try connection.query("""
+        let row = try await self.row(of: """
             select \("héllo ✓")::text, \(missing)::text is null, \("")::text, \(missing)::text is null, \("z")::text
-            """).first)
+            """)
         let (first, firstIsNull, empty, secondIsNull, last) = try row.decode((String, Bool, String?, Bool, String).self)
         #expect(first == "héllo ✓")
         #expect(firstIsNull && secondIsNull)
@@ -98,13 +116,12 @@ import Testing
         #expect(last == "z")
     }
 
-    @Test func timestampsKeepMicrosecondsAndParseOffsets() throws {
-        let connection = try PostgresConnection(configuration: TestDatabase.adminConfiguration())
-        let row = try #require(try connection.query("""
+    @Test func timestampsKeepMicrosecondsAndParseOffsets() async throws {
+        let row = try await self.row(of: """
             select '2026-11-30 10:53:13.000001+00'::timestamptz,
                    '2026-11-30 16:23:13.5+05:30'::timestamptz,
                    '1969-12-31 23:59:59.999999+00'::timestamptz
-            """).first)
+            """)
         let (first, second, beforeEpoch) = try row.decode((PostgresTimestamp, PostgresTimestamp, PostgresTimestamp).self)
         #expect(first.microsecondsSinceEpoch % 1_000_000 == 1)
         #expect(first.iso8601Seconds == "2026-11-30T10:53:13Z")
@@ -113,10 +130,9 @@ import Testing
         #expect(beforeEpoch.postgresText == "1969-12-31T23:59:59.999999Z")
     }
 
-    @Test func jsonColumnsDecode() throws {
+    @Test func jsonColumnsDecode() async throws {
         struct Pair: Decodable, Equatable { var a: Int; var b: String }
-        let connection = try PostgresConnection(configuration: TestDatabase.adminConfiguration())
-        let row = try #require(try connection.query("select jsonb_build_object('a', \(1)::int, 'b', \("x")::text)").first)
+        let row = try await self.row(of: "select jsonb_build_object('a', \(1)::int, 'b', \("x")::text)")
         let json = try row.decode(PostgresJSON.self, at: 0)
         #expect(try json.decode(Pair.self) == Pair(a: 1, b: "x"))
     }

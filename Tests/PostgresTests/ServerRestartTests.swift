@@ -1,19 +1,23 @@
+import EventLoops
 import Foundation
 import Glibc
 import Postgres
+import TestSupport
 import Testing
 
 /// Restarts a cluster of its own (started with `scripts/pg`), so other suites keep theirs.
 @Suite struct ServerRestartTests {
-    static let repository = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-
-    /// Runs `scripts/pg` and waits for it with `waitpid`: Foundation's `Process.waitUntilExit`
-    /// depends on a run loop and can wait forever on a test thread.
+    /// Runs `scripts/pg` and waits for it with `waitpid`, on a thread made for blocking:
+    /// Foundation's `Process.waitUntilExit` depends on a run loop and can wait forever on a
+    /// test thread.
     @discardableResult
-    static func pg(_ arguments: String...) throws -> Int32 {
-        let script = repository.appendingPathComponent("scripts/pg").path
-        let argv = ([script] + arguments).map { strdup($0) } + [nil]
+    static func pg(_ arguments: String...) async throws -> Int32 {
+        try await BlockingWork.run { spawn(["scripts/pg"] + arguments) }
+    }
+
+    private static func spawn(_ arguments: [String]) -> Int32 {
+        let script = TestCluster.repository.appendingPathComponent(arguments[0]).path
+        let argv = ([script] + arguments.dropFirst()).map { strdup($0) } + [nil]
         defer { argv.forEach { free($0) } }
         var pid: pid_t = 0
         let spawned = posix_spawn(&pid, script, nil, nil, argv, environ)
@@ -41,26 +45,25 @@ import Testing
     }
 
     @Test(.timeLimit(.minutes(2)))
-    func thePoolRecoversAfterTheServerRestarts() throws {
+    func thePoolRecoversAfterTheServerRestarts() async throws {
         let folder = FileManager.default.temporaryDirectory
             .appendingPathComponent("chirp-restart-\(UUID().uuidString.prefix(8))").path
         let port = Self.freePort()
-        #expect(try Self.pg("start", folder, String(port)) == 0)
-        defer {
-            _ = try? Self.pg("stop", folder)
-            try? FileManager.default.removeItem(atPath: folder)
-        }
+        #expect(try await Self.pg("start", folder, String(port)) == 0)
         let configuration = try PostgresConfiguration(url: "postgres://postgres@127.0.0.1:\(port)/postgres")
-        let pool = PostgresPool(configuration: configuration, pool: .init(maxConnections: 2))
-        let identity = PostgresIdentity(role: "postgres")
-        let before = try pool.execute(as: identity, ["select pg_postmaster_start_time()"])[0]
-            .rows[0].decode(PostgresTimestamp.self, at: 0)
-
-        #expect(try Self.pg("restart", folder) == 0)
-
-        let after = try pool.execute(as: identity, ["select pg_postmaster_start_time()"])[0]
-            .rows[0].decode(PostgresTimestamp.self, at: 0)
-        #expect(after > before)
-        #expect(pool.statistics.connectionsOpened == 2)
+        let pool = try PostgresPool(configuration: configuration, pool: .init(maxConnections: 2), eventLoop: TestCluster.eventLoop)
+        let started = PostgresQuery("select pg_postmaster_start_time()").value(PostgresTimestamp.self)
+        do {
+            let before = try await pool.execute(as: TestCluster.superuser, started)
+            #expect(try await Self.pg("restart", folder) == 0)
+            let after = try await pool.execute(as: TestCluster.superuser, started)
+            #expect(after > before)
+            #expect(pool.statistics.connectionsOpened == 2)
+        } catch {
+            Issue.record(error)
+        }
+        pool.close()
+        _ = try? await Self.pg("stop", folder)
+        try? FileManager.default.removeItem(atPath: folder)
     }
 }

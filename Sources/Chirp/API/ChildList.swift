@@ -11,17 +11,15 @@ extension Services {
         viewer: PostgresUUID?,
         scope: String,
         missingParent: String,
-        statements: (_ after: KeysetPosition?, _ limit: Int) -> (page: PostgresQuery, parentExists: PostgresQuery),
-        item: (PostgresRow) throws -> Item,
+        statements: (_ after: KeysetPosition?, _ limit: Int) -> (page: PostgresRead<[Item]>, parentExists: PostgresRead<Bool>),
         position: (Item) -> KeysetPosition
     ) async throws -> HTTPResponse {
         let page = try KeysetRequest(request, scope: scope, cursors: cursors)
-        let (list, parentExists) = statements(page.after, page.fetchLimit)
-        let results = try await database {
-            try await pool.execute(as: identity(for: viewer), readOnly: true, [list, parentExists])
+        let (list, parent) = statements(page.after, page.fetchLimit)
+        let (items, parentExists) = try await database {
+            try await pool.execute(as: identity(for: viewer), readOnly: true, list, parent)
         }
-        guard try results[1].rows[0].decode(Bool.self, at: 0) else { throw HTTPError.notFound(detail: missingParent) }
-        let items = try results[0].rows.map(item)
-        return respond(200, page.page(items, cursors: cursors, position: position))
+        guard parentExists else { throw HTTPError.notFound(detail: missingParent) }
+        return .json(200, page.page(items, cursors: cursors, position: position))
     }
 }

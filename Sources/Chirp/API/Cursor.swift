@@ -53,14 +53,14 @@ struct CursorCodec: Sendable {
 }
 
 /// A place in a list ordered by `(timestamp, id)`.
-struct KeysetPosition: Equatable, Sendable {
+package struct KeysetPosition: Equatable, Sendable {
     var timestamp: PostgresTimestamp
     var id: PostgresUUID
 
     /// Before every row in a descending list; after every row in an ascending one.
-    static let top = KeysetPosition(timestamp: PostgresTimestamp(microsecondsSinceEpoch: 253_402_300_799_999_999),  // 9999-12-31
+    package static let top = KeysetPosition(timestamp: PostgresTimestamp(microsecondsSinceEpoch: 253_402_300_799_999_999),  // 9999-12-31
                                      id: .max)
-    static let bottom = KeysetPosition(timestamp: PostgresTimestamp(microsecondsSinceEpoch: -62_135_596_800_000_000),  // 0001-01-01
+    package static let bottom = KeysetPosition(timestamp: PostgresTimestamp(microsecondsSinceEpoch: -62_135_596_800_000_000),  // 0001-01-01
                                         id: .zero)
 
     func append(to bytes: inout [UInt8]) {
@@ -69,7 +69,7 @@ struct KeysetPosition: Equatable, Sendable {
         withUnsafeBytes(of: id.low.bigEndian) { bytes.append(contentsOf: $0) }
     }
 
-    init(timestamp: PostgresTimestamp, id: PostgresUUID) {
+    package init(timestamp: PostgresTimestamp, id: PostgresUUID) {
         self.timestamp = timestamp
         self.id = id
     }

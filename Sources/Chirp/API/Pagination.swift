@@ -1,8 +1,8 @@
 import HTTP
 
 /// `limit` / `per`: default 20, above 50 clamped to 50, anything but a positive integer a 400.
-enum PageSize {
-    static let defaultSize = 20
+package enum PageSize {
+    package static let defaultSize = 20
     static let maximum = 50
 
     static func parse(_ request: HTTPRequest, name: String = "limit") throws -> Int {
@@ -22,13 +22,13 @@ enum PageSize {
 
 /// `page` and `per` for the offset lists (search), bounded in depth so a page is never a
 /// scan of the whole table.
-struct OffsetPage {
+package struct OffsetPage {
     static let maxDepth = 10_000
     var page: Int
     var per: Int
     var offset: Int { (page - 1) * per }
 
-    init(_ request: HTTPRequest) throws {
+    package init(_ request: HTTPRequest) throws {
         per = try PageSize.parse(request, name: "per")
         page = try request.query["page"].map { try PageSize.positiveInteger($0, name: "page") } ?? 1
         // Divided rather than multiplied: `page` may be as large as `Int.max`.

@@ -3,8 +3,9 @@ import Postgres
 
 /// The statements behind sign-up, login and token rotation, run as `chirp_auth`.
 enum AuthQueries {
-    static func signUp(username: String, displayName: String, passwordHash: String, refreshHash: [UInt8]) -> PostgresQuery {
-        """
+    /// The new user, with their credentials and a first session.
+    static func signUp(username: String, displayName: String, passwordHash: String, refreshHash: [UInt8]) -> PostgresRead<Profile> {
+        PostgresQuery("""
         with u as (
             insert into users (username, display_name) values (\(username), \(displayName))
             returning *
@@ -16,15 +17,16 @@ enum AuthQueries {
             from u
         )
         select \(unescaped: Profile.columns) from u
-        """
+        """).onlyRow(Profile.init(row:))
     }
 
-    static func credentials(username: String) -> PostgresQuery {
-        """
-        select \(unescaped: Profile.columns), c.password_hash
-        from users u join credentials c on c.user_id = u.id
-        where u.username = \(username)
-        """
+    /// The account behind a username, if there is one.
+    static func account(username: String) -> PostgresRead<Account?> {
+        PostgresQuery("""
+            select \(unescaped: Profile.columns), c.password_hash
+            from users u join credentials c on c.user_id = u.id
+            where u.username = \(username)
+            """).firstRow(Account.init(row:))
     }
 
     /// Starts a new token family: a new session.
@@ -43,9 +45,10 @@ enum AuthQueries {
     /// token that was already used revokes its whole family (the token was stolen, or the
     /// client is confused; either way that session ends). Both in one statement: the reuse
     /// check reads the snapshot from before this statement's own update.
-    static func rotate(presentedHash: [UInt8], successorHash: [UInt8]) -> PostgresQuery {
+    /// The token's user, when the token was live and is now used.
+    static func rotate(presentedHash: [UInt8], successorHash: [UInt8]) -> PostgresRead<Profile?> {
         let presented = PostgresBytes(presentedHash)
-        return """
+        let query: PostgresQuery = """
             with used as (
                 update refresh_tokens set used_at = now()
                 where token_hash = \(presented) and used_at is null and revoked_at is null and expires_at > now()
@@ -62,6 +65,7 @@ enum AuthQueries {
             )
             select \(unescaped: Profile.columns) from users u join successor s on s.user_id = u.id
             """
+        return query.firstRow(Profile.init(row:))
     }
 
     /// Ends the session the token belongs to, if it is the caller's.
@@ -70,18 +74,6 @@ enum AuthQueries {
         update refresh_tokens set revoked_at = now()
         where revoked_at is null and family_id = (
             select family_id from refresh_tokens where token_hash = \(PostgresBytes(refreshHash)) and user_id = \(userID))
-        """
-    }
-
-    static func profile(of userID: PostgresUUID) -> PostgresQuery {
-        "select \(unescaped: Profile.columns) from users u where u.id = \(userID)"
-    }
-
-    static func updateProfile(displayName: String?, bio: String?) -> PostgresQuery {
-        """
-        update users u set display_name = coalesce(\(displayName), u.display_name), bio = coalesce(\(bio), u.bio)
-        where u.id = (select app.user_id())
-        returning \(unescaped: Profile.columns)
         """
     }
 }

@@ -3,7 +3,7 @@ import Foundation
 import HTTP
 import Postgres
 
-/// `POST /v1/auth/signup|login|refresh|logout`, `GET|PATCH /v1/me`.
+/// `POST /v1/auth/signup|login|refresh|logout`.
 ///
 /// Password hashing never happens while a database connection is held: each endpoint
 /// reads or checks what it needs in one transaction, hashes with no connection leased,
@@ -23,8 +23,6 @@ struct AuthRoutes: Sendable {
         router.add(.POST, "/v1/auth/login", logIn)
         router.add(.POST, "/v1/auth/refresh", refresh)
         router.add(.POST, "/v1/auth/logout", logOut)
-        router.add(.GET, "/v1/me", me)
-        router.add(.PATCH, "/v1/me", updateMe)
     }
 
     func signUp(_ request: HTTPRequest) async throws -> HTTPResponse {
@@ -36,7 +34,7 @@ struct AuthRoutes: Sendable {
 
         let check = RateLimitCheck(limit: limits.signupPerAddress, key: request.remoteAddress)
         let headers = try await database {
-            try await [check.outcome(from: pool.execute(as: .authService, [check.query])[0])]
+            try await [pool.execute(as: .authService, check.statement)]
         }.enforce()
 
         return try await reporting(headers) {
@@ -51,12 +49,11 @@ struct AuthRoutes: Sendable {
             let refreshToken = RefreshTokens.generate()
             return try await idempotency.create(request, owner: owner, as: .authService, memory: memory) { transaction in
                 do {
-                    let result = try await transaction.query(AuthQueries.signUp(
+                    let user = try await transaction.execute(AuthQueries.signUp(
                         username: username, displayName: displayName, passwordHash: passwordHash,
                         refreshHash: RefreshTokens.hash(refreshToken)))
-                    let user = try Profile(row: result.rows[0])
                     created = user.id
-                    return respond(201, Session(user: user, accessToken: tokens.issue(for: user.id), refreshToken: refreshToken, expiresIn: tokens.lifetime))
+                    return .json(201, Session(user: user, accessToken: tokens.issue(for: user.id), refreshToken: refreshToken, expiresIn: tokens.lifetime))
                 } catch let error as PostgresError where error.sqlState == .uniqueViolation {
                     throw HTTPError.conflict(code: "username_taken", detail: "that username is taken")
                 }
@@ -74,12 +71,11 @@ struct AuthRoutes: Sendable {
                     throw HTTPError.conflict(code: "idempotency_conflict", detail: "the first request with this key did not complete")
                 }
                 let refreshToken = RefreshTokens.generate()
-                let results = try await transaction.pipeline([
+                let (_, profile) = try await transaction.execute(
                     AuthQueries.startSession(userID: user, refreshHash: RefreshTokens.hash(refreshToken)),
-                    AuthQueries.profile(of: user),
-                ])
-                guard let row = results[1].first else { throw HTTPError.notFound(detail: "the account no longer exists") }
-                return respond(status, Session(user: try Profile(row: row), accessToken: tokens.issue(for: user), refreshToken: refreshToken, expiresIn: tokens.lifetime))
+                    ProfileQueries.profile(of: user))
+                guard let profile else { throw HTTPError.notFound(detail: "the account no longer exists") }
+                return .json(status, Session(user: profile, accessToken: tokens.issue(for: user), refreshToken: refreshToken, expiresIn: tokens.lifetime))
             })
     }
 
@@ -94,28 +90,32 @@ struct AuthRoutes: Sendable {
             throw invalidCredentials()
         }
 
-        let checks = [
-            RateLimitCheck(limit: limits.loginPerAddress, key: request.remoteAddress),
-            RateLimitCheck(limit: limits.loginPerUsername, key: username),
-        ]
-        let (headers, account) = try await database {
-            let results = try await pool.execute(as: .authService, checks.map(\.query) + [AuthQueries.credentials(username: username)])
-            let headers = try zip(checks, results).map { try $0.outcome(from: $1) }.enforce()
-            guard let row = results[2].first else { return (headers, nil as (Profile, String)?) }
-            return (headers, (try Profile(row: row), try row.decode(String.self, at: 8)))
+        let perAddress = RateLimitCheck(limit: limits.loginPerAddress, key: request.remoteAddress)
+        let perUsername = RateLimitCheck(limit: limits.loginPerUsername, key: username)
+        let (addressBudget, usernameBudget, account) = try await database {
+            try await pool.execute(
+                as: .authService, perAddress.statement, perUsername.statement, AuthQueries.account(username: username))
         }
+        let headers = try [addressBudget, usernameBudget].enforce()
 
         return try await reporting(headers) {
             // Unknown users are checked against a decoy hash: the same work, the same answer.
-            let matches = try await hashed { try hasher.verify(password, against: account?.1 ?? decoyHash) }
-            guard matches, let (user, storedHash) = account else { throw invalidCredentials() }
+            let matches = try await hashed { try hasher.verify(password, against: account?.passwordHash ?? decoyHash) }
+            guard matches, let account else { throw invalidCredentials() }
+            let user = account.profile
 
-            let newHash = hasher.needsRehash(storedHash) ? try? await hashed { try hasher.hash(password) } : nil
+            let newHash = hasher.needsRehash(account.passwordHash) ? try? await hashed { try hasher.hash(password) } : nil
             let refreshToken = RefreshTokens.generate()
-            var statements = [AuthQueries.startSession(userID: user.id, refreshHash: RefreshTokens.hash(refreshToken))]
-            if let newHash { statements.append(AuthQueries.replacePasswordHash(userID: user.id, passwordHash: newHash)) }
-            try await database { _ = try await pool.execute(as: .authService, statements) }
-            return respond(200, Session(user: user, accessToken: tokens.issue(for: user.id), refreshToken: refreshToken, expiresIn: tokens.lifetime))
+            let startSession = AuthQueries.startSession(userID: user.id, refreshHash: RefreshTokens.hash(refreshToken))
+            try await database {
+                if let newHash {
+                    try await pool.execute(
+                        as: .authService, startSession, AuthQueries.replacePasswordHash(userID: user.id, passwordHash: newHash))
+                } else {
+                    try await pool.execute(as: .authService, startSession)
+                }
+            }
+            return .json(200, Session(user: user, accessToken: tokens.issue(for: user.id), refreshToken: refreshToken, expiresIn: tokens.lifetime))
         }
     }
 
@@ -129,22 +129,22 @@ struct AuthRoutes: Sendable {
         // successor, and its retry with the token it holds would look like reuse and end the
         // session.
         let headers = try await database {
-            try await [check.outcome(from: pool.execute(as: .authService, [check.query])[0])]
+            try await [pool.execute(as: .authService, check.statement)]
         }.enforce()
         return try await reporting(headers) {
             let successor = RefreshTokens.generate()
             var user: Profile?
             if RefreshTokens.isWellFormed(presented) {
                 user = try await database {
-                    try await pool.execute(as: .authService, [
-                        AuthQueries.rotate(presentedHash: RefreshTokens.hash(presented), successorHash: RefreshTokens.hash(successor)),
-                    ])[0].first.map(Profile.init(row:))
+                    try await pool.execute(
+                        as: .authService,
+                        AuthQueries.rotate(presentedHash: RefreshTokens.hash(presented), successorHash: RefreshTokens.hash(successor)))
                 }
             }
             guard let user else {
                 throw HTTPError.unauthorized(code: "unauthorized", detail: "the refresh token is invalid, expired or already used")
             }
-            return respond(200, Session(user: user, accessToken: tokens.issue(for: user.id), refreshToken: successor, expiresIn: tokens.lifetime))
+            return .json(200, Session(user: user, accessToken: tokens.issue(for: user.id), refreshToken: successor, expiresIn: tokens.lifetime))
         }
     }
 
@@ -153,32 +153,11 @@ struct AuthRoutes: Sendable {
         let body = try JSONBody(request, allowed: ["refreshToken"])
         let presented = try body.string("refreshToken")
         if RefreshTokens.isWellFormed(presented) {
-            try await database {
-                _ = try await pool.execute(as: .authService, [AuthQueries.revoke(refreshHash: RefreshTokens.hash(presented), userID: viewer)])
+            _ = try await database {
+                try await pool.execute(as: .authService, AuthQueries.revoke(refreshHash: RefreshTokens.hash(presented), userID: viewer))
             }
         }
         return .empty(204)
-    }
-
-    func me(_ request: HTTPRequest) async throws -> HTTPResponse {
-        let viewer = try authenticator.requireViewer(of: request)
-        let profile = try await database {
-            try await pool.execute(as: .user(viewer), readOnly: true, [AuthQueries.profile(of: viewer)])[0].first.map(Profile.init(row:))
-        }
-        guard let profile else { throw HTTPError.unauthorized(detail: "the account no longer exists") }
-        return respond(200, profile)
-    }
-
-    func updateMe(_ request: HTTPRequest) async throws -> HTTPResponse {
-        let viewer = try authenticator.requireViewer(of: request)
-        let body = try JSONBody(request, allowed: ["displayName", "bio"])
-        let displayName = try body.optionalString("displayName").map { try Validation.trimmedText($0, field: "displayName", maxLength: 50) }
-        let bio = try body.optionalString("bio").map { try Validation.text($0, field: "bio", maxLength: 300) }
-        let profile = try await database {
-            try await pool.execute(as: .user(viewer), [AuthQueries.updateProfile(displayName: displayName, bio: bio)])[0].first.map(Profile.init(row:))
-        }
-        guard let profile else { throw HTTPError.unauthorized(detail: "the account no longer exists") }
-        return respond(200, profile)
     }
 
     private func invalidCredentials() -> HTTPError {
@@ -209,11 +188,4 @@ struct AuthRoutes: Sendable {
             throw HTTPError.unavailable(retryAfter: 1, detail: "too many sign-ins at once; retry shortly")
         }
     }
-}
-
-/// A JSON response with extra headers.
-func respond(_ status: Int, _ value: some JSONWritable, headers: HTTPHeaders = HTTPHeaders()) -> HTTPResponse {
-    var response = HTTPResponse.json(status, value.jsonBytes)
-    for (name, value) in headers { response.headers.set(name, value) }
-    return response
 }

@@ -31,14 +31,19 @@ struct RateLimitCheck {
     let limit: RateLimit
     let key: String
 
-    var query: PostgresQuery {
+    /// The attempt's statement: it counts the attempt and returns the budget's state.
+    var statement: PostgresRead<Outcome> {
         let bucket = "\(limit.name):\(key)"
-        return """
+        let query: PostgresQuery = """
             insert into rate_limit_hits as h (bucket, window_start, hits)
             values (\(bucket), to_timestamp(floor(extract(epoch from now()) / \(limit.windowSeconds)) * \(limit.windowSeconds)), 1)
             on conflict (bucket, window_start) do update set hits = h.hits + 1
             returning h.hits, greatest(1, ceil(extract(epoch from h.window_start) + \(limit.windowSeconds) - extract(epoch from now())))::int8
             """
+        return query.onlyRow { [limit] row in
+            let (hits, reset) = try row.decode((Int, Int).self)
+            return Outcome(limit: limit, hits: hits, resetSeconds: reset)
+        }
     }
 
     struct Outcome {
@@ -47,11 +52,6 @@ struct RateLimitCheck {
         let resetSeconds: Int
         var allowed: Bool { hits <= limit.limit }
         var remaining: Int { max(0, limit.limit - hits) }
-    }
-
-    func outcome(from result: PostgresResult) throws -> Outcome {
-        let (hits, reset) = try result.rows[0].decode((Int, Int).self)
-        return Outcome(limit: limit, hits: hits, resetSeconds: reset)
     }
 }
 

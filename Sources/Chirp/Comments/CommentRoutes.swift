@@ -23,9 +23,9 @@ struct CommentRoutes: Sendable {
         return try await services.childList(
             request, viewer: viewer, scope: "posts/\(post.lowercasedString)/comments", missingParent: "no such post",
             statements: { after, limit in
-                (CommentQueries.thread(of: post, after: after ?? .bottom, limit: limit), CommentQueries.postExists(post))
+                (CommentQueries.thread(of: post, after: after ?? .bottom, limit: limit), PostQueries.exists(post))
             },
-            item: Comment.init(row:), position: \.position)
+            position: \.position)
     }
 
     /// The replies to one comment, oldest first.
@@ -37,7 +37,7 @@ struct CommentRoutes: Sendable {
             statements: { after, limit in
                 (CommentQueries.replies(to: comment, after: after ?? .bottom, limit: limit), CommentQueries.exists(comment))
             },
-            item: Comment.init(row:), position: \.position)
+            position: \.position)
     }
 
     /// 201 Comment; `parentId` makes it a reply to a top-level comment of the same post.
@@ -54,14 +54,14 @@ struct CommentRoutes: Sendable {
             return id
         }
         return try await idempotency.create(request, owner: viewer.lowercasedString, as: .user(viewer)) { transaction in
-            let result: PostgresResult
+            let created: Comment?
             do {
-                result = try await transaction.query(CommentQueries.create(on: post, parent: parent, by: viewer, body: text))
+                created = try await transaction.execute(CommentQueries.create(on: post, parent: parent, by: viewer, body: text))
             } catch let error as PostgresError {
                 throw Self.refusal(error) ?? error
             }
-            guard let row = result.first else { throw HTTPError.notFound(detail: "no such post") }
-            return respond(201, try Comment(row: row))
+            guard let created else { throw HTTPError.notFound(detail: "no such post") }
+            return .json(201, created)
         }
     }
 
@@ -89,14 +89,11 @@ struct CommentRoutes: Sendable {
     func delete(_ request: HTTPRequest) async throws -> HTTPResponse {
         let viewer = try services.authenticator.requireViewer(of: request)
         let comment = try request.uuidParameter("id")
-        let results = try await database {
-            try await services.pool.execute(as: .user(viewer), [
-                CommentQueries.delete(comment),
-                CommentQueries.exists(comment),
-            ])
+        let (deleted, stillExists) = try await database {
+            try await services.pool.execute(as: .user(viewer), CommentQueries.delete(comment), CommentQueries.exists(comment))
         }
-        if results[0].affectedRows == 1 { return .empty(204) }
-        if try results[1].rows[0].decode(Bool.self, at: 0) {
+        if deleted == 1 { return .empty(204) }
+        if stillExists {
             throw HTTPError.forbidden(detail: "only the comment's author or the post's author can delete a comment")
         }
         throw HTTPError.notFound(detail: "no such comment")

@@ -14,34 +14,41 @@ struct FeedRoutes: Sendable {
 
     func globalTimeline(_ request: HTTPRequest) async throws -> HTTPResponse {
         let viewer = try services.authenticator.viewer(of: request)
-        return try await timeline(.global, request: request, viewer: viewer)
+        let page = try TimelineRequest(request, source: .global, cursors: services.cursors)
+        let posts = try await database {
+            try await services.pool.execute(as: services.identity(for: viewer), readOnly: true, page.statement(for: .global))
+        }
+        return respond(to: request, with: posts, of: .global, page: page)
     }
 
     func homeFeed(_ request: HTTPRequest) async throws -> HTTPResponse {
         let viewer = try services.authenticator.requireViewer(of: request)
-        return try await timeline(.home(viewer: viewer), request: request, viewer: viewer)
+        let source = TimelineSource.home(viewer: viewer)
+        let page = try TimelineRequest(request, source: source, cursors: services.cursors)
+        let posts = try await database {
+            try await services.pool.execute(as: .user(viewer), readOnly: true, page.statement(for: source))
+        }
+        return respond(to: request, with: posts, of: source, page: page)
     }
 
+    /// One author's posts; an unknown author is a 404 rather than an empty list.
     func authorTimeline(_ request: HTTPRequest) async throws -> HTTPResponse {
         let viewer = try services.authenticator.viewer(of: request)
         let username = try request.usernameParameter()
-        return try await timeline(.author(username: username), request: request, viewer: viewer)
+        let source = TimelineSource.author(username: username)
+        let page = try TimelineRequest(request, source: source, cursors: services.cursors)
+        let (posts, authorExists) = try await database {
+            try await services.pool.execute(
+                as: services.identity(for: viewer), readOnly: true,
+                page.statement(for: source), ProfileQueries.exists(username: username))
+        }
+        guard authorExists else { throw HTTPError.notFound(detail: "no such user") }
+        return respond(to: request, with: posts, of: source, page: page)
     }
 
-    private func timeline(_ source: TimelineSource, request: HTTPRequest, viewer: PostgresUUID?) async throws -> HTTPResponse {
-        let page = try TimelineRequest(request, source: source, cursors: services.cursors)
-        var statements = [source.query(below: page.upper, above: page.floor ?? .bottom, limit: page.limit + 1)]
-        if case .author(let username) = source {
-            statements.append("select exists (select from users where username = \(username))")
-        }
-        let results = try await database {
-            try await services.pool.execute(as: services.identity(for: viewer), readOnly: true, statements)
-        }
-        if statements.count == 2, try !results[1].rows[0].decode(Bool.self, at: 0) {
-            throw HTTPError.notFound(detail: "no such user")
-        }
-        let posts = try results[0].rows.map(Post.init(row:))
-        let response = respond(200, page.page(posts, source: source, cursors: services.cursors))
+    /// The page as JSON; a first page is tagged, so a refresh that finds nothing new gets 304.
+    private func respond(to request: HTTPRequest, with posts: [Post], of source: TimelineSource, page: TimelineRequest) -> HTTPResponse {
+        let response = HTTPResponse.json(200, page.page(posts, source: source, cursors: services.cursors))
         return page.isFirstPage ? services.etags.respond(to: request, with: response) : response
     }
 }

@@ -4,9 +4,9 @@ import Postgres
 /// Under READ COMMITTED the second statement sees the counter trigger's update, and the
 /// trigger's row locks (taken in id order) serialize concurrent follows of one user, so the
 /// count is exact. The follower is always the request's own user, `app.user_id()`.
-enum FollowQueries {
+package enum FollowQueries {
     /// Idempotent; an unknown username inserts nothing.
-    static func follow(_ username: String) -> PostgresQuery {
+    package static func follow(_ username: String) -> PostgresQuery {
         """
         insert into follows (follower_id, followee_id)
         select (select app.user_id()), u.id from users u where u.username = \(username)
@@ -15,7 +15,7 @@ enum FollowQueries {
     }
 
     /// Idempotent: deletes nothing when the viewer was not following.
-    static func unfollow(_ username: String) -> PostgresQuery {
+    package static func unfollow(_ username: String) -> PostgresQuery {
         """
         delete from follows
         where follower_id = (select app.user_id())
@@ -23,8 +23,8 @@ enum FollowQueries {
         """
     }
 
-    /// No row when the user does not exist.
-    static func followerCount(of username: String) -> PostgresQuery {
-        "select follower_count from users where username = \(username)"
+    /// Nil when the user does not exist.
+    package static func followerCount(of username: String) -> PostgresRead<Int?> {
+        PostgresQuery("select follower_count from users where username = \(username)").firstRow { try $0.decode(Int.self, at: 0) }
     }
 }

@@ -17,11 +17,10 @@ struct FollowRoutes: Sendable {
     func follow(_ request: HTTPRequest) async throws -> HTTPResponse {
         let viewer = try services.authenticator.requireViewer(of: request)
         let username = try request.usernameParameter()
-        let results = try await database {
+        let (_, followerCount) = try await database {
             do {
-                return try await services.pool.execute(as: .user(viewer), [
-                    FollowQueries.follow(username), FollowQueries.followerCount(of: username),
-                ])
+                return try await services.pool.execute(
+                    as: .user(viewer), FollowQueries.follow(username), FollowQueries.followerCount(of: username))
             } catch let error as PostgresError where error.violates("follows_not_self") {
                 throw HTTPError.unprocessable(detail: "you cannot follow yourself")
             } catch let error as PostgresError where error.violates("follows_followee_id_fkey") {
@@ -30,23 +29,23 @@ struct FollowRoutes: Sendable {
                 throw HTTPError.accountGone
             }
         }
-        return try status(of: username, following: true, from: results[1])
+        return try status(of: username, following: true, followerCount: followerCount)
     }
 
     /// Idempotent: 200 whether or not the viewer was following.
     func unfollow(_ request: HTTPRequest) async throws -> HTTPResponse {
         let viewer = try services.authenticator.requireViewer(of: request)
         let username = try request.usernameParameter()
-        let results = try await database {
-            try await services.pool.execute(as: .user(viewer), [
-                FollowQueries.unfollow(username), FollowQueries.followerCount(of: username),
-            ])
+        let (_, followerCount) = try await database {
+            try await services.pool.execute(
+                as: .user(viewer), FollowQueries.unfollow(username), FollowQueries.followerCount(of: username))
         }
-        return try status(of: username, following: false, from: results[1])
+        return try status(of: username, following: false, followerCount: followerCount)
     }
 
-    private func status(of username: String, following: Bool, from count: PostgresResult) throws -> HTTPResponse {
-        guard let row = count.first else { throw HTTPError.notFound(detail: "no such user") }
-        return respond(200, FollowStatus(username: username, following: following, followerCount: try row.decode(Int.self, at: 0)))
+    /// The answer; no count means no user.
+    private func status(of username: String, following: Bool, followerCount: Int?) throws -> HTTPResponse {
+        guard let followerCount else { throw HTTPError.notFound(detail: "no such user") }
+        return .json(200, FollowStatus(username: username, following: following, followerCount: followerCount))
     }
 }

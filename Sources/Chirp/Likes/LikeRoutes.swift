@@ -16,37 +16,32 @@ struct LikeRoutes: Sendable {
     func like(_ request: HTTPRequest) async throws -> HTTPResponse {
         let viewer = try services.authenticator.requireViewer(of: request)
         let post = try request.uuidParameter("id")
-        let results = try await database {
+        let (_, likeCount) = try await database {
             do {
-                return try await services.pool.execute(as: .user(viewer), [
-                    LikeQueries.like(post, by: viewer),
-                    LikeQueries.likeCount(of: post),
-                ])
+                return try await services.pool.execute(as: .user(viewer), LikeQueries.like(post, by: viewer), LikeQueries.likeCount(of: post))
             } catch let error as PostgresError where error.violates("likes_post_id_fkey") {
                 throw HTTPError.notFound(detail: "no such post")
             } catch let error as PostgresError where error.violates("likes_user_id_fkey") {
                 throw HTTPError.accountGone
             }
         }
-        return try status(of: post, liked: true, from: results[1])
+        return try status(of: post, liked: true, likeCount: likeCount)
     }
 
     /// 200 `{postId, liked: false, likeCount}`, whether or not a like was there.
     func unlike(_ request: HTTPRequest) async throws -> HTTPResponse {
         let viewer = try services.authenticator.requireViewer(of: request)
         let post = try request.uuidParameter("id")
-        let results = try await database {
-            try await services.pool.execute(as: .user(viewer), [
-                LikeQueries.unlike(post, by: viewer),
-                LikeQueries.likeCount(of: post),
-            ])
+        let (_, likeCount) = try await database {
+            try await services.pool.execute(as: .user(viewer), LikeQueries.unlike(post, by: viewer), LikeQueries.likeCount(of: post))
         }
-        return try status(of: post, liked: false, from: results[1])
+        return try status(of: post, liked: false, likeCount: likeCount)
     }
 
-    private func status(of post: PostgresUUID, liked: Bool, from count: PostgresResult) throws -> HTTPResponse {
-        guard let row = count.first else { throw HTTPError.notFound(detail: "no such post") }
-        return respond(200, LikeStatus(postId: post, liked: liked, likeCount: try row.decode(Int.self, at: 0)))
+    /// The answer; no count means no post.
+    private func status(of post: PostgresUUID, liked: Bool, likeCount: Int?) throws -> HTTPResponse {
+        guard let likeCount else { throw HTTPError.notFound(detail: "no such post") }
+        return .json(200, LikeStatus(postId: post, liked: liked, likeCount: likeCount))
     }
 
     /// Who liked a post, newest like first.
@@ -56,8 +51,8 @@ struct LikeRoutes: Sendable {
         return try await services.childList(
             request, viewer: viewer, scope: "posts/\(post.lowercasedString)/likes", missingParent: "no such post",
             statements: { after, limit in
-                (LikeQueries.likers(of: post, after: after ?? .top, limit: limit), LikeQueries.postExists(post))
+                (LikeQueries.likers(of: post, after: after ?? .top, limit: limit), PostQueries.exists(post))
             },
-            item: Liker.init(row:), position: \.position)
+            position: \.position)
     }
 }

@@ -1,3 +1,4 @@
+import EventLoops
 import HTTP
 import Postgres
 
@@ -10,10 +11,10 @@ final class Housekeeping: Sendable {
     private let pool: PostgresPool
     private let job: PeriodicJob
 
-    init(pool: PostgresPool, logger: Logger, interval: Duration = .seconds(600)) {
+    init(pool: PostgresPool, loop: EventLoop, logger: Logger, interval: Duration = .seconds(600)) {
         self.pool = pool
-        job = PeriodicJob(name: "housekeeping", interval: interval, logger: logger) {
-            let removed = try Housekeeping.runOnce(on: pool)
+        job = PeriodicJob(name: "housekeeping", interval: interval, loop: loop, logger: logger) {
+            let removed = try await Housekeeping.runOnce(on: pool)
             if removed > 0 { logger.info("housekeeping", ["removed": .int(removed)]) }
         }
     }
@@ -24,19 +25,14 @@ final class Housekeeping: Sendable {
 
     /// One pass; returns how many rows it removed.
     @discardableResult
-    func runOnce() throws -> Int {
-        try Self.runOnce(on: pool)
+    func runOnce() async throws -> Int {
+        try await Self.runOnce(on: pool)
     }
 
-    private static func runOnce(on pool: PostgresPool) throws -> Int {
-        let results = try pool.execute(as: .authService, [
-            "select app.purge_expired(\(batchSize))",
-            """
-            delete from rate_limit_hits where (bucket, window_start) in (
-                select bucket, window_start from rate_limit_hits
-                where window_start < now() - interval '1 day' order by window_start limit \(batchSize))
-            """,
-        ])
-        return try results[0].rows[0].decode(Int.self, at: 0) + results[1].affectedRows
+    private static func runOnce(on pool: PostgresPool) async throws -> Int {
+        let (purged, windows) = try await pool.execute(
+            as: .authService, HousekeepingQueries.purgeExpired(batchSize: batchSize),
+            HousekeepingQueries.purgeRateLimitWindows(batchSize: batchSize))
+        return purged + windows
     }
 }

@@ -6,6 +6,9 @@ struct OpsRoutes {
     let pool: PostgresPool
     let metrics: Metrics
 
+    /// The statement readiness asks the database.
+    static let ping: PostgresQuery = "select 1"
+
     func register(on router: Router) {
         PoolMetrics.register(pool, on: metrics)
         router.add(.GET, "/healthz") { _ in
@@ -13,7 +16,7 @@ struct OpsRoutes {
         }
         router.add(.GET, "/readyz") { [pool] _ in
             do {
-                try await pool.execute(as: .anonymous, readOnly: true, ["select 1"])
+                try await pool.execute(as: .anonymous, readOnly: true, OpsRoutes.ping)
                 return .json(200, Array(#"{"status":"ready"}"#.utf8))
             } catch {
                 throw HTTPError.unavailable(retryAfter: 1, detail: "the database is not reachable")

@@ -1,43 +1,45 @@
-import Dispatch
+import EventLoops
 import HTTP
 import Synchronization
 
-/// Runs a blocking job every `interval` on a Dispatch queue of its own, never on Swift's
-/// cooperative pool, since the job's database calls block. A failed run is logged and the
-/// next one runs on schedule.
-// The timer is set up once in `init`; DispatchSource calls are themselves thread-safe.
-final class PeriodicJob: @unchecked Sendable {
-    private let timer: any DispatchSourceTimer
-    private let queue: DispatchQueue
-    private let started = Atomic<Bool>(false)
+/// Runs a job every `interval` as a task on an event loop, one run at a time: the job's
+/// database work waits on the loop like a request's, and no thread is held between runs. A
+/// failed run is logged and the next one runs on schedule; `stop` ends the schedule.
+final class PeriodicJob: Sendable {
+    private let name: String
+    private let interval: Duration
+    private let logger: Logger
+    private let loop: EventLoop
+    private let job: @Sendable () async throws -> Void
+    private let task = Mutex<Task<Void, Never>?>(nil)
 
-    init(name: String, interval: Duration, logger: Logger, job: @escaping @Sendable () throws -> Void) {
-        queue = DispatchQueue(label: "chirp.\(name)")
-        timer = DispatchSource.makeTimerSource(queue: queue)
-        let milliseconds = Int(interval.components.seconds * 1000 + interval.components.attoseconds / 1_000_000_000_000_000)
-        timer.schedule(deadline: .now() + .milliseconds(milliseconds), repeating: .milliseconds(milliseconds))
-        timer.setEventHandler {
-            do {
-                try job()
-            } catch {
-                logger.warning("\(name) failed", ["error": .string("\(error)")])
+    init(name: String, interval: Duration, loop: EventLoop, logger: Logger, job: @escaping @Sendable () async throws -> Void) {
+        self.name = name
+        self.interval = interval
+        self.loop = loop
+        self.logger = logger
+        self.job = job
+    }
+
+    func start() {
+        task.withLock { task in
+            guard task == nil else { return }
+            task = Task(executorPreference: loop) { [name, interval, logger, job] in
+                while (try? await Task.sleep(for: interval)) != nil {
+                    do {
+                        try await job()
+                    } catch where !Task.isCancelled {
+                        logger.warning("\(name) failed", ["error": .string("\(error)")])
+                    } catch {
+                        return  // stopped mid-run: the failure is the shutdown's
+                    }
+                }
             }
         }
     }
 
-    func start() {
-        guard !started.exchange(true, ordering: .acquiringAndReleasing) else { return }
-        timer.resume()
-    }
-
+    /// No run starts after this; one in progress finishes.
     func stop() {
-        timer.cancel()
-    }
-
-    deinit {
-        // Dispatch traps when a suspended source is released, as one never started is (a
-        // service whose server failed to bind): cancel it, then resume it, so it never fires.
-        timer.cancel()
-        if !started.exchange(true, ordering: .acquiringAndReleasing) { timer.resume() }
+        task.withLock { $0?.cancel() }
     }
 }

@@ -17,7 +17,7 @@ struct Author: JSONWritable {
 }
 
 /// A post as the API shows it.
-struct Post: JSONWritable {
+package struct Post: JSONWritable {
     var id: PostgresUUID
     var author: Author
     var body: PostgresText
@@ -29,7 +29,7 @@ struct Post: JSONWritable {
     var position: KeysetPosition { KeysetPosition(timestamp: createdAt, id: id) }
 
     /// The columns `init(row:)` reads, for a `posts` row aliased `p` joined to its author `a`.
-    static let columns = """
+    package static let columns = """
         p.id, p.body, p.created_at, p.like_count, p.comment_count, a.id, a.username, a.display_name,
         exists (select from likes l where l.user_id = (select app.user_id()) and l.post_id = p.id)
         """

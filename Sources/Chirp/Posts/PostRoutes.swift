@@ -18,24 +18,19 @@ struct PostRoutes: Sendable {
         let body = try JSONBody(request, allowed: ["body"])
         let text = try Validation.trimmedText(try body.string("body"), field: "body", maxLength: 500, minLength: 1)
         return try await idempotency.create(request, owner: viewer.lowercasedString, as: .user(viewer)) { transaction in
-            let result = try await transaction.query("""
-                with p as (insert into posts (author_id, body) values (\(viewer), \(text)) returning *)
-                select \(unescaped: Post.columns) from p join users a on a.id = p.author_id
-                """)
-            return respond(201, try Post(row: result.rows[0]))
+            let post = try await transaction.execute(PostQueries.create(by: viewer, body: text))
+            return .json(201, post)
         }
     }
 
     func show(_ request: HTTPRequest) async throws -> HTTPResponse {
         let viewer = try services.authenticator.viewer(of: request)
         let id = try request.uuidParameter("id")
-        let result = try await database {
-            try await services.pool.execute(as: services.identity(for: viewer), readOnly: true, [
-                "select \(unescaped: Post.columns) from posts p join users a on a.id = p.author_id where p.id = \(id)",
-            ])[0]
+        let post = try await database {
+            try await services.pool.execute(as: services.identity(for: viewer), readOnly: true, PostQueries.post(id))
         }
-        guard let row = result.first else { throw HTTPError.notFound(detail: "no such post") }
-        return respond(200, try Post(row: row))
+        guard let post else { throw HTTPError.notFound(detail: "no such post") }
+        return .json(200, post)
     }
 
     /// Only the author's own post is deleted: the policy hides everyone else's from the
@@ -43,14 +38,11 @@ struct PostRoutes: Sendable {
     func delete(_ request: HTTPRequest) async throws -> HTTPResponse {
         let viewer = try services.authenticator.requireViewer(of: request)
         let id = try request.uuidParameter("id")
-        let results = try await database {
-            try await services.pool.execute(as: .user(viewer), [
-                "delete from posts where id = \(id)",
-                "select exists (select from posts where id = \(id))",
-            ])
+        let (deleted, stillExists) = try await database {
+            try await services.pool.execute(as: .user(viewer), PostQueries.delete(id), PostQueries.exists(id))
         }
-        if results[0].affectedRows == 1 { return .empty(204) }
-        if try results[1].rows[0].decode(Bool.self, at: 0) {
+        if deleted == 1 { return .empty(204) }
+        if stillExists {
             throw HTTPError.forbidden(detail: "only the author can delete a post")
         }
         throw HTTPError.notFound(detail: "no such post")

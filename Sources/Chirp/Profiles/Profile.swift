@@ -2,7 +2,7 @@ import Foundation
 import Postgres
 
 /// A user as the API shows them.
-struct Profile: JSONWritable {
+package struct Profile: JSONWritable {
     var id: PostgresUUID
     var username: PostgresText
     var displayName: PostgresText

@@ -2,15 +2,18 @@ import Foundation
 import HTTP
 import Postgres
 
-/// `GET /v1/users/:username`: the profile and the first page of the user's posts, read
-/// concurrently on two connections, so the answer takes as long as the slower read.
+/// `GET /v1/users/:username`, `GET|PATCH /v1/me`.
 struct ProfileRoutes: Sendable {
     let services: Services
 
     func register(on router: Router) {
         router.add(.GET, "/v1/users/:username", show)
+        router.add(.GET, "/v1/me", me)
+        router.add(.PATCH, "/v1/me", updateMe)
     }
 
+    /// The profile and the first page of the user's posts, read concurrently on two
+    /// connections, so the answer takes as long as the slower read.
     func show(_ request: HTTPRequest) async throws -> HTTPResponse {
         let viewer = try services.authenticator.viewer(of: request)
         let username = try request.usernameParameter()
@@ -19,29 +22,35 @@ struct ProfileRoutes: Sendable {
         // The slower read, the page of posts, is sent first: sending wakes a database backend,
         // which may take the loop's core for a moment, and the quick profile read sent second
         // still finishes before the page does.
-        let (postResults, profileResults) = try await database {
+        let (posts, profile) = try await database {
             try await services.pool.executeConcurrently(
                 as: services.identity(for: viewer),
-                [source.query(below: .top, above: .bottom, limit: page.limit + 1)],
-                ["select \(unescaped: Profile.columns) from users u where u.username = \(username)"])
+                TimelineQueries.page(of: source, below: .top, above: .bottom, limit: page.limit + 1),
+                ProfileQueries.profile(username: username))
         }
-        guard let row = profileResults[0].first else { throw HTTPError.notFound(detail: "no such user") }
-        let profile = try Profile(row: row)
-        let posts = try postResults[0].rows.map(Post.init(row:))
-        let response = respond(200, ProfilePage(profile: profile, posts: page.page(posts, source: source, cursors: services.cursors)))
+        guard let profile else { throw HTTPError.notFound(detail: "no such user") }
+        let response = HTTPResponse.json(200, ProfilePage(profile: profile, posts: page.page(posts, source: source, cursors: services.cursors)))
         return services.etags.respond(to: request, with: response)
     }
-}
 
-/// `{profile, posts}`.
-struct ProfilePage: JSONWritable {
-    var profile: Profile
-    var posts: CursorPage<Post>
+    func me(_ request: HTTPRequest) async throws -> HTTPResponse {
+        let viewer = try services.authenticator.requireViewer(of: request)
+        let profile = try await database {
+            try await services.pool.execute(as: .user(viewer), readOnly: true, ProfileQueries.profile(of: viewer))
+        }
+        guard let profile else { throw HTTPError.unauthorized(detail: "the account no longer exists") }
+        return .json(200, profile)
+    }
 
-    func write(to json: inout JSONWriter) {
-        json.beginObject()
-        json.key("profile"); profile.write(to: &json)
-        json.key("posts"); posts.write(to: &json)
-        json.endObject()
+    func updateMe(_ request: HTTPRequest) async throws -> HTTPResponse {
+        let viewer = try services.authenticator.requireViewer(of: request)
+        let body = try JSONBody(request, allowed: ["displayName", "bio"])
+        let displayName = try body.optionalString("displayName").map { try Validation.trimmedText($0, field: "displayName", maxLength: 50) }
+        let bio = try body.optionalString("bio").map { try Validation.text($0, field: "bio", maxLength: 300) }
+        let profile = try await database {
+            try await services.pool.execute(as: .user(viewer), ProfileQueries.update(displayName: displayName, bio: bio))
+        }
+        guard let profile else { throw HTTPError.unauthorized(detail: "the account no longer exists") }
+        return .json(200, profile)
     }
 }

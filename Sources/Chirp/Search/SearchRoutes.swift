@@ -17,27 +17,23 @@ struct SearchRoutes: Sendable {
         let term = try SearchTerm(request)
         let order = try PostSearchOrder(request.query["sort"])
         let page = try OffsetPage(request)
-        let results = try await database {
-            try await services.pool.execute(as: services.identity(for: viewer), readOnly: true, [
-                SearchQueries.posts(matching: term, order: order, page: page),
-                SearchQueries.postCount(matching: term),
-            ])
+        let (posts, total) = try await database {
+            try await services.pool.execute(
+                as: services.identity(for: viewer), readOnly: true,
+                SearchQueries.posts(matching: term, order: order, page: page), SearchQueries.postCount(matching: term))
         }
-        let posts = try results[0].rows.map(Post.init(row:))
-        return respond(200, SearchResults(items: posts, page: page, total: try results[1].rows[0].decode(Int.self, at: 0)))
+        return .json(200, SearchResults(items: posts, page: page, total: total))
     }
 
     func users(_ request: HTTPRequest) async throws -> HTTPResponse {
         let viewer = try services.authenticator.viewer(of: request)
         let term = try SearchTerm(request)
         let page = try OffsetPage(request)
-        let results = try await database {
-            try await services.pool.execute(as: services.identity(for: viewer), readOnly: true, [
-                SearchQueries.users(matching: term, page: page),
-                SearchQueries.userCount(matching: term),
-            ])
+        let (profiles, total) = try await database {
+            try await services.pool.execute(
+                as: services.identity(for: viewer), readOnly: true,
+                SearchQueries.users(matching: term, page: page), SearchQueries.userCount(matching: term))
         }
-        let profiles = try results[0].rows.map(Profile.init(row:))
-        return respond(200, SearchResults(items: profiles, page: page, total: try results[1].rows[0].decode(Int.self, at: 0)))
+        return .json(200, SearchResults(items: profiles, page: page, total: total))
     }
 }

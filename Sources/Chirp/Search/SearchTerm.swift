@@ -3,12 +3,12 @@ import HTTP
 /// The `q` of a search: 1 to 100 characters as sent, no control characters, and not blank;
 /// anything else is a 400 `invalid_parameter`. The limits apply to the value as sent, then it
 /// is trimmed.
-struct SearchTerm {
+package struct SearchTerm {
     static let maxLength = 100
 
     let text: String
 
-    init(_ request: HTTPRequest) throws {
+    package init(_ request: HTTPRequest) throws {
         guard let raw = request.query["q"] else { throw Self.invalid("q is required") }
         // Counted as PostgreSQL's char_length counts: code points.
         guard raw.unicodeScalars.count <= Self.maxLength else {

@@ -1,3 +1,4 @@
+import EventLoops
 import Foundation
 import Postgres
 
@@ -24,54 +25,62 @@ public struct SeedGenerator: Sendable {
     /// The tables the load fills and whose secondary indexes it rebuilds afterwards.
     static let loadedTables = ["posts", "likes", "comments", "follows"]
 
-    /// Returns false, writing nothing, when the database already has users.
+    /// Returns false, writing nothing, when the database already has users. The password hash
+    /// every seeded user shares is made with `hasher` on a thread made for blocking.
     @discardableResult
-    public func run(on connection: PostgresConnection, hasher: PasswordHasher, progress: (String) -> Void = { _ in }) throws -> Bool {
-        if try connection.query("select exists (select from users)").rows[0].decode(Bool.self, at: 0) {
+    public func run(in session: PostgresSession, hasher: PasswordHasher, progress: (String) -> Void = { _ in }) async throws -> Bool {
+        if try await session.execute(Self.hasUsers) {
             return false
         }
-        let passwordHash = try hasher.hash(Self.password)
-        try connection.unsafeExecuteScript(Self.functions)
-        try connection.unsafeExecuteScript("""
+        let passwordHash = try await BlockingWork.run { try hasher.hash(Self.password) }
+        try await session.unsafeExecuteScript(Self.functions)
+        try await session.unsafeExecuteScript("""
             set session_replication_role = replica;
             set synchronous_commit = off;
             set work_mem = '256MB';
             set maintenance_work_mem = '512MB';
             set max_parallel_workers_per_gather = 0;
             """)
-        defer { try? connection.unsafeExecuteScript("reset session_replication_role") }
+        do {
+            try await load(in: session, passwordHash: passwordHash, progress: progress)
+        } catch {
+            try? await session.unsafeExecuteScript("reset session_replication_role")
+            throw error
+        }
+        try await session.unsafeExecuteScript("reset session_replication_role; analyze")
+        return true
+    }
 
-        let indexes = try dropSecondaryIndexes(on: connection)
+    private static let hasUsers = PostgresQuery("select exists (select from users)").value(Bool.self)
+
+    /// Drops the secondary indexes, fills the tables step by step, then builds the indexes again.
+    private func load(in session: PostgresSession, passwordHash: String, progress: (String) -> Void) async throws {
+        let indexes = try await dropSecondaryIndexes(in: session)
         for (name, statement) in steps(passwordHash: passwordHash) {
             let started = Date()
-            try connection.query(statement)
+            try await session.execute(statement)
             progress("\(name) (\(String(format: "%.1f", Date().timeIntervalSince(started))) s)")
         }
         let started = Date()
         for definition in indexes {
-            try connection.unsafeExecuteScript(definition)
+            try await session.unsafeExecuteScript(definition)
         }
         progress("indexes (\(String(format: "%.1f", Date().timeIntervalSince(started))) s)")
-        try connection.unsafeExecuteScript("reset session_replication_role; analyze")
-        return true
     }
 
     /// Drops the indexes that back no constraint and returns the statements that recreate
     /// them exactly as the migrations made them.
-    private func dropSecondaryIndexes(on connection: PostgresConnection) throws -> [String] {
-        let result = try connection.query("""
+    private func dropSecondaryIndexes(in session: PostgresSession) async throws -> [String] {
+        let indexes = try await session.execute(PostgresQuery("""
             select i.indexrelid::regclass::text, pg_get_indexdef(i.indexrelid)
             from pg_index i join pg_class t on t.oid = i.indrelid
             where t.relname = any(\(Self.loadedTables)) and t.relnamespace = 'public'::regnamespace
               and not exists (select from pg_constraint c where c.conindid = i.indexrelid)
-            """)
-        var definitions: [String] = []
-        for row in result.rows {
-            let (name, definition) = try row.decode((String, String).self)
-            try connection.unsafeExecuteScript("drop index \(name)")
-            definitions.append(definition)
+            """).rows { try $0.decode((String, String).self) })
+        for (name, _) in indexes {
+            try await session.unsafeExecuteScript("drop index \(name)")
         }
-        return definitions
+        return indexes.map(\.1)
     }
 
     /// Deterministic helpers for this session: `unit` is a uniform draw in [0, 1) keyed by

@@ -1,6 +1,7 @@
 import Chirp
 import Foundation
 import HTTP
+import TestSupport
 
 /// One more running instance of the service over an existing test database, as a second server
 /// behind a load balancer, or the next release during a rolling deploy, would run it.

@@ -32,8 +32,8 @@ extension TestService {
     }
 
     /// A whole number read as superuser, past row-level security.
-    func count(_ query: PostgresQuery) throws -> Int {
-        try database.scalar(query, as: Int.self)
+    func count(_ query: PostgresQuery) async throws -> Int {
+        try await database.scalar(query, as: Int.self)
     }
 
     /// Every item of a cursor list, following `nextCursor`, with the pages' sizes.

@@ -2,6 +2,7 @@ import Chirp
 import Foundation
 import HTTP
 import Postgres
+import TestSupport
 
 /// A running service on an ephemeral port, over its own fresh database.
 final class TestService: @unchecked Sendable {  // immutable after init
@@ -10,18 +11,14 @@ final class TestService: @unchecked Sendable {  // immutable after init
     var service: ChirpService { instance.service }
     var client: TestClient { instance.client }
 
-    init(configure: (inout ChirpConfiguration) -> Void = { _ in }) throws {
-        database = try TestDatabase()
+    private init(database: TestDatabase, configure: (inout ChirpConfiguration) -> Void) throws {
+        self.database = database
         instance = try TestServiceInstance(on: database, configure: configure)
     }
 
-    /// Starts one on a thread of its own. Creating and migrating a database blocks for a while,
-    /// and Swift Testing's cooperative threads (two here) are where every test resumes after an
-    /// `await`: blocking them stalls the other tests mid-conversation with their servers.
-    static func started(configure: @escaping @Sendable (inout ChirpConfiguration) -> Void = { _ in }) async throws -> TestService {
-        try await withCheckedThrowingContinuation { continuation in
-            Thread { continuation.resume(with: Result { try TestService(configure: configure) }) }.start()
-        }
+    /// Starts one over a freshly migrated database.
+    static func started(configure: (inout ChirpConfiguration) -> Void = { _ in }) async throws -> TestService {
+        try TestService(database: try await TestDatabase.migrated(), configure: configure)
     }
 
     /// Signs up a new user with a unique name and returns their session.

@@ -1,3 +1,4 @@
+import Chirp
 import Foundation
 import HTTP
 import Postgres
@@ -11,15 +12,15 @@ import Postgres
 /// `md5(:post_prefix || :post)::uuid`, a username `'demo' || :author` (authors are drawn from
 /// other users than viewers, so nobody follows themselves). Every other value
 /// stays a bound parameter, passed with `-D`.
-public struct CeilingScript: Sendable {
-    public var name: String
+struct CeilingScript: Sendable {
+    var name: String
     /// The script, for `pgbench -f`.
-    public var text: String
+    var text: String
     /// `-D name=value` definitions of the constant parameters.
-    public var definitions: [(String, String)]
+    var definitions: [(String, String)]
 }
 
-public enum CeilingScripts {
+enum CeilingScripts {
     /// Placeholders the builders are called with, replaced by pgbench expressions.
     static let viewer = PostgresUUID(high: 0x0000_0000_0000_4000, low: 0x8000_0000_0000_beef)
     static let post = PostgresUUID(high: 0x0000_0000_0000_4000, low: 0x8000_0000_000b_0b0b)
@@ -28,15 +29,21 @@ public enum CeilingScripts {
     /// - Parameters:
     ///   - seed: the seed the database was made with.
     ///   - deepPosition: where the deep-page workload starts (a position 10,000 posts down).
-    public static func all(seed: Int, deepPosition: (PostgresTimestamp, PostgresUUID)) throws -> [CeilingScript] {
-        let deep = KeysetPosition(timestamp: deepPosition.0, id: deepPosition.1)
+    static func all(seed: Int, deepPosition: KeysetPosition) throws -> [CeilingScript] {
         let search = HTTPRequest(method: .GET, path: "/v1/search/posts", query: ["q": "swift"])
         let signedIn = PostgresIdentity.user(viewer)
         let anonymous = PostgresIdentity.anonymous
         let limit = PageSize.defaultSize + 1
+        func firstPage(_ source: TimelineSource) -> PostgresQuery {
+            TimelineQueries.page(of: source, below: .top, above: .bottom, limit: limit).query
+        }
+        let author = TimelineSource.author(username: username)
+        let explore = ExploreQueries.firstPage(limit: limit)
         var scripts: [CeilingScript] = [
-            render("feed", seed: seed, [(signedIn, true, [TimelineSource.home(viewer: viewer).query(below: .top, above: .bottom, limit: limit)])]),
-            render("feed_deep", seed: seed, [(anonymous, true, [TimelineSource.global.query(below: deep, above: .bottom, limit: limit)])]),
+            render("feed", seed: seed, [(signedIn, true, [firstPage(.home(viewer: viewer))])]),
+            render("feed_deep", seed: seed, [(anonymous, true, [
+                TimelineQueries.page(of: .global, below: deepPosition, above: .bottom, limit: limit).query,
+            ])]),
             // Not an endpoint: OFFSET paging at the deep page's depth, for contrast.
             render("offset_deep", seed: seed, [(anonymous, true, [
                 """
@@ -44,39 +51,35 @@ public enum CeilingScripts {
                 order by p.created_at desc, p.id desc offset \(10_000) limit \(limit)
                 """,
             ])]),
-            render("global", seed: seed, [(anonymous, true, [TimelineSource.global.query(below: .top, above: .bottom, limit: limit)])]),
+            render("global", seed: seed, [(anonymous, true, [firstPage(.global)])]),
             render("user_posts", seed: seed, [(anonymous, true, [
-                TimelineSource.author(username: username).query(below: .top, above: .bottom, limit: limit),
-                "select exists (select from users where username = \(username))",
+                firstPage(author), ProfileQueries.exists(username: username).query,
             ])]),
-            render("explore", seed: seed, [(anonymous, false, ExploreRoutes.firstPage(limit: limit))]),
+            render("explore", seed: seed, [(anonymous, false, [explore.snapshotExists.query, explore.posts.query])]),
             render("comments", seed: seed, [(anonymous, true, [
-                CommentQueries.thread(of: post, after: .bottom, limit: limit), CommentQueries.postExists(post),
+                CommentQueries.thread(of: post, after: .bottom, limit: limit).query, PostQueries.exists(post).query,
             ])]),
             // The profile's two reads, in the order the service sends them (it runs them at once
             // on two connections).
             render("profile", seed: seed, [
-                (anonymous, true, [TimelineSource.author(username: username).query(below: .top, above: .bottom, limit: limit)]),
-                (anonymous, true, ["select \(unescaped: Profile.columns) from users u where u.username = \(username)"]),
+                (anonymous, true, [firstPage(author)]),
+                (anonymous, true, [ProfileQueries.profile(username: username).query]),
             ]),
             render("search", seed: seed, [(anonymous, true, [
-                SearchQueries.posts(matching: try SearchTerm(search), order: .recent, page: try OffsetPage(search)),
-                SearchQueries.postCount(matching: try SearchTerm(search)),
+                SearchQueries.posts(matching: try SearchTerm(search), order: .recent, page: try OffsetPage(search)).query,
+                SearchQueries.postCount(matching: try SearchTerm(search)).query,
             ])]),
-            render("like", seed: seed, [(signedIn, false, [LikeQueries.like(post, by: viewer), LikeQueries.likeCount(of: post)])]),
-            render("unlike", seed: seed, [(signedIn, false, [LikeQueries.unlike(post, by: viewer), LikeQueries.likeCount(of: post)])]),
-            render("follow", seed: seed, [(signedIn, false, [FollowQueries.follow(username), FollowQueries.followerCount(of: username)])]),
-            render("unfollow", seed: seed, [(signedIn, false, [FollowQueries.unfollow(username), FollowQueries.followerCount(of: username)])]),
+            render("like", seed: seed, [(signedIn, false, [LikeQueries.like(post, by: viewer), LikeQueries.likeCount(of: post).query])]),
+            render("unlike", seed: seed, [(signedIn, false, [LikeQueries.unlike(post, by: viewer), LikeQueries.likeCount(of: post).query])]),
+            render("follow", seed: seed, [(signedIn, false, [FollowQueries.follow(username), FollowQueries.followerCount(of: username).query])]),
+            render("unfollow", seed: seed, [(signedIn, false, [FollowQueries.unfollow(username), FollowQueries.followerCount(of: username).query])]),
         ]
         // Creates run their insert with BEGIN and the identity, then COMMIT on its own.
         scripts.append(render("post", seed: seed, [(signedIn, false, [
-            """
-            with p as (insert into posts (author_id, body) values (\(viewer), \("Benchmarking the write path")) returning *)
-            select \(unescaped: Post.columns) from p join users a on a.id = p.author_id
-            """,
+            PostQueries.create(by: viewer, body: "Benchmarking the write path").query,
         ])], commitApart: true))
         scripts.append(render("comment", seed: seed, [(signedIn, false, [
-            CommentQueries.create(on: post, parent: nil, by: viewer, body: "Benchmarking the comment path"),
+            CommentQueries.create(on: post, parent: nil, by: viewer, body: "Benchmarking the comment path").query,
         ])], commitApart: true))
         return scripts
     }

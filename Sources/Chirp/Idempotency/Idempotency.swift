@@ -35,20 +35,11 @@ struct Idempotency: Sendable {
         let fingerprint = fingerprint(of: request)
         return try await database {
             try await pool.withTransaction(as: identity) { transaction in
-                let claimed = try await transaction.query("""
-                    insert into idempotency_keys as k (owner_key, idempotency_key, request_hash)
-                    values (\(owner), \(key), \(fingerprint))
-                    on conflict (owner_key, idempotency_key) do update
-                        set request_hash = excluded.request_hash, status_code = null, response_body = null, created_at = now()
-                        where k.created_at < now() - interval '24 hours'
-                    returning 1
-                    """)
-                guard claimed.isEmpty else {
+                let claimed = try await transaction.execute(IdempotencyQueries.claim(owner: owner, key: key, fingerprint: fingerprint))
+                if claimed {
                     let response = try await create(transaction)
-                    try await transaction.query("""
-                        update idempotency_keys set status_code = \(response.status), response_body = \(PostgresBytes(memory.record(response)))
-                        where owner_key = \(owner) and idempotency_key = \(key)
-                        """)
+                    try await transaction.execute(
+                        IdempotencyQueries.record(owner: owner, key: key, status: response.status, body: memory.record(response)))
                     return response
                 }
                 return try await replay(owner: owner, key: key, fingerprint: fingerprint, memory: memory, in: transaction)
@@ -66,12 +57,8 @@ struct Idempotency: Sendable {
         let fingerprint = fingerprint(of: request)
         return try await database {
             try await pool.withTransaction(as: identity) { transaction in
-                let completed = try await transaction.query("""
-                    select from idempotency_keys
-                    where owner_key = \(owner) and idempotency_key = \(key)
-                      and status_code is not null and created_at >= now() - interval '24 hours'
-                    """)
-                guard !completed.isEmpty else { return nil }
+                let completed = try await transaction.execute(IdempotencyQueries.isCompleted(owner: owner, key: key))
+                guard completed else { return nil }
                 return try await replay(owner: owner, key: key, fingerprint: fingerprint, memory: memory, in: transaction)
             }
         }
@@ -92,18 +79,14 @@ struct Idempotency: Sendable {
     private func replay(
         owner: String, key: String, fingerprint: PostgresBytes, memory: Memory, in transaction: PostgresTransaction
     ) async throws -> HTTPResponse {
-        let stored = try await transaction.query("""
-            select request_hash, status_code, response_body from idempotency_keys
-            where owner_key = \(owner) and idempotency_key = \(key)
-            """)
-        guard let row = stored.first else {
+        let stored = try await transaction.execute(IdempotencyQueries.stored(owner: owner, key: key))
+        guard let stored else {
             throw HTTPError.conflict(code: "idempotency_conflict", detail: "the first request with this key is still running")
         }
-        let (hash, status, body) = try row.decode((PostgresBytes, Int?, PostgresBytes?).self)
-        guard hash == fingerprint else {
+        guard stored.fingerprint == fingerprint else {
             throw HTTPError.unprocessable(code: "idempotency_key_reused", detail: "this Idempotency-Key was used for a different request")
         }
-        guard let status, let body else {
+        guard let status = stored.status, let body = stored.body else {
             throw HTTPError.conflict(code: "idempotency_conflict", detail: "the first request with this key is still running")
         }
         var response = try await memory.replay(status, body.bytes, transaction)

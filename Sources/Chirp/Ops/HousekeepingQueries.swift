@@ -1,0 +1,18 @@
+import Postgres
+
+/// The SQL of housekeeping: bounded deletes of what has expired.
+enum HousekeepingQueries {
+    /// Expired refresh tokens and idempotency keys; returns how many went.
+    static func purgeExpired(batchSize: Int) -> PostgresRead<Int> {
+        PostgresQuery("select app.purge_expired(\(batchSize))").value(Int.self)
+    }
+
+    /// Rate-limit windows older than a day.
+    static func purgeRateLimitWindows(batchSize: Int) -> PostgresRead<Int> {
+        PostgresQuery("""
+            delete from rate_limit_hits where (bucket, window_start) in (
+                select bucket, window_start from rate_limit_hits
+                where window_start < now() - interval '1 day' order by window_start limit \(batchSize))
+            """).affectedRows
+    }
+}

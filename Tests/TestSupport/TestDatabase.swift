@@ -1,0 +1,68 @@
+import Foundation
+import Postgres
+
+/// A fresh database of its own in the test cluster, empty or migrated, with a superuser pool
+/// for fixtures and for checks that look past row-level security.
+public final class TestDatabase: Sendable {
+    public let name: String
+    /// Superuser connections to this database.
+    public let admin: PostgresConfiguration
+    public let adminPool: PostgresPool
+
+    private init(name: String) throws {
+        self.name = name
+        admin = try TestCluster.adminConfiguration(database: name)
+        adminPool = try TestCluster.adminPool(database: name)
+    }
+
+    deinit { adminPool.close() }
+
+    /// An empty database named after `prefix`.
+    public static func empty(prefix: String = "wrapper") async throws -> TestDatabase {
+        let name = "\(prefix)_\(UUID().uuidString.prefix(8).lowercased())"
+        let server = try TestCluster.adminPool()
+        defer { server.close() }
+        try await server.withSession { try await $0.unsafeExecuteScript("create database \(name)") }
+        return try TestDatabase(name: name)
+    }
+
+    /// A database with Chirp's schema: every migration in `sql/migrations`, applied.
+    public static func migrated() async throws -> TestDatabase {
+        let database = try await empty(prefix: "chirp")
+        let migrations = try PostgresMigration.load(from: TestCluster.repository.appendingPathComponent("sql/migrations"))
+        try await database.adminPool.withSession { try await PostgresMigrator().migrate(migrations, in: $0) }
+        return database
+    }
+
+    /// The service's own login role, as production connects.
+    public var service: PostgresConfiguration {
+        var service = admin
+        service.set("user", "chirp_service")
+        service.set("application_name", "chirp-service-tests")
+        return service
+    }
+
+    /// Runs statements as superuser, in one transaction.
+    @discardableResult
+    public func execute<each Statement: PostgresStatement>(
+        _ statements: repeat each Statement
+    ) async throws -> (repeat (each Statement).Output) {
+        try await adminPool.execute(as: TestCluster.superuser, repeat each statements)
+    }
+
+    @discardableResult
+    public func execute<Statement: PostgresStatement>(_ statement: Statement) async throws -> Statement.Output {
+        try await adminPool.execute(as: TestCluster.superuser, statement)
+    }
+
+    /// Runs one statement as superuser; for fixtures written as literals.
+    @discardableResult
+    public func execute(_ query: PostgresQuery) async throws -> PostgresResult {
+        try await adminPool.execute(as: TestCluster.superuser, query)
+    }
+
+    /// The first column of the one row a statement returns, as superuser.
+    public func scalar<T: PostgresDecodable>(_ query: PostgresQuery, as type: T.Type = T.self) async throws -> T {
+        try await execute(query.value(T.self))
+    }
+}
