@@ -227,7 +227,7 @@ def rss_mib(pid):
 
 def main():
     parser = argparse.ArgumentParser()
-    for flag in ["--chirp", "--service", "--database", "--admin", "--size"]:
+    for flag in ["--chirp", "--scripts", "--service", "--database", "--admin", "--size"]:
         parser.add_argument(flag, required=True)
     parser.add_argument("--service-pid", type=int, required=True)
     parser.add_argument("--connections", type=int, default=16)
@@ -248,7 +248,7 @@ def main():
     micros, deep_id = psql(args.admin, "select (extract(epoch from created_at) * 1000000)::int8, id from posts "
                            "order by created_at desc, id desc offset 9999 limit 1").split("|")
     script_dir = tempfile.mkdtemp(prefix="chirp-ceilings-")
-    subprocess.run([args.chirp, "bench-scripts", script_dir, "--seed", "1", "--deep", micros, deep_id], check=True)
+    subprocess.run([args.scripts, script_dir, "--seed", "1", "--deep", micros, deep_id], check=True)
 
     results = {"idle_rss_mib": rss_mib(args.service_pid)}
     # The data set is built once and kept between runs, so the like-count invariant is counted
