@@ -1,14 +1,17 @@
 #!/usr/bin/env python3
-"""Runs each workload through wrk (HTTP) and pgbench (the same SQL), and writes the report.
+"""Runs each workload through wrk (HTTP) and pgbench (the same SQL), records the run in
+docs/benchmarks.json and renders docs/BENCHMARKS.md from it (bench/report.py).
 
 Called by bench/run, which prepares the database and starts the service."""
 import argparse, datetime, json, os, platform, re, secrets, statistics, subprocess, sys, tempfile, time, urllib.parse, urllib.request
 
+import report
+
 VIEWERS = 64          # demo1..demo64 sign in; authors are demo65..demo128
 POSTS = 1000          # the 1,000 posts workloads pick from (the seed's most liked and commented)
-TARGETS = {"read": 0.75, "write": 0.6}   # the least ratio to its ceiling each kind should reach
-TARGETED_READS = {"feed", "explore", "comments", "profile"}   # the reads held to it; every write is
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))   # paths below are the repository's
+DEEP_PAGE = 10000     # how many posts deep the deep page starts
+DATA_TABLES = ("users", "posts", "likes", "follows", "comments")   # the data set's size, as the report gives it
+ROOT = report.ROOT    # paths below are the repository's
 
 def http(method, url, body=None, token=None):
     data = json.dumps(body).encode() if body is not None else None
@@ -22,6 +25,9 @@ def http(method, url, body=None, token=None):
 
 def psql(url, sql):
     return subprocess.run(["psql", "-X", "-At", url, "-c", sql], check=True, capture_output=True, text=True).stdout.strip()
+
+def git(*arguments):
+    return subprocess.run(["git", "-C", ROOT] + list(arguments), check=True, capture_output=True, text=True).stdout.strip()
 
 def lua_list(values):
     return "{" + ",".join('"%s"' % v for v in values) + "}"
@@ -210,7 +216,7 @@ def pool_comparison(args, tokens, posts, authors, script_dir):
                 "default_load_ratio": median_of(at_load),
                 "default_load_ratio_range": range_of(at_load),
                 "benchmarked_database_us": statistics.mean(b["cpu_us"].get("postgres", 0) for b, _, _, _ in turns),
-                # Shaped like a workload's, for `service_budget`.
+                # Shaped like a workload's, for the report's `service_budget`.
                 "default": {"cpu_us": mean_cpu([d for _, _, d, _ in turns]),
                             "ceiling_cpu_us": mean_cpu([dc for _, _, _, dc in turns])},
                 "errors": sum(b["errors"] + d["errors"] for b, _, d, _ in turns)}
@@ -225,9 +231,40 @@ def rss_mib(pid):
     with open("/proc/%d/status" % pid) as handle:
         return int(re.search(r"VmRSS:\s+(\d+) kB", handle.read()).group(1)) / 1024
 
+# What a run rewrites: changing them does not change what is measured.
+RUN_OUTPUTS = ("docs/benchmarks.json", "docs/BENCHMARKS.md")
+
+def checked_out_commit():
+    """The commit the measured build comes from, and whether the working tree differs from it
+    (besides the run's own outputs); None and False outside a git checkout."""
+    try:
+        changes = git("status", "--porcelain", "--untracked-files=no", "--", ".", *(":(exclude)" + path for path in RUN_OUTPUTS))
+        return git("rev-parse", "--short=12", "HEAD"), bool(changes)
+    except (OSError, subprocess.CalledProcessError):
+        return None, False
+
+def data_set_rows(admin):
+    """[table, rows] for each table of the data set, as the run starts."""
+    counts = psql(admin, "select " + ", ".join("(select count(*) from %s)" % table for table in DATA_TABLES)).split("|")
+    return [[table, int(count)] for table, count in zip(DATA_TABLES, counts)]
+
+def run_description(args):
+    """What a run's figures depend on besides the code: when and where it ran, which commit,
+    on how much data, for how long, and the targets its results are held to."""
+    commit, uncommitted_changes = checked_out_commit()
+    return {"date": datetime.date.today().isoformat(), "commit": commit, "uncommitted_changes": uncommitted_changes,
+            "machine": "%s, %d cores, %s" % (platform.machine(), os.cpu_count(), platform.release()),
+            "cores": os.cpu_count(), "size": args.size, "data_rows": data_set_rows(args.admin),
+            "connections": args.connections, "duration_s": args.duration, "rounds": args.rounds,
+            "deep_page_posts": DEEP_PAGE, "targets": report.TARGETS}
+
+def endpoint(method, alternate, path):
+    """How the report names a workload's requests, e.g. `PUT/DELETE /v1/posts/{post}/like`."""
+    return "%s %s" % (method + ("/" + alternate if alternate else ""), path)
+
 def main():
     parser = argparse.ArgumentParser()
-    for flag in ["--chirp", "--service", "--database", "--admin", "--size"]:
+    for flag in ["--chirp", "--scripts", "--service", "--database", "--admin", "--size"]:
         parser.add_argument(flag, required=True)
     parser.add_argument("--service-pid", type=int, required=True)
     parser.add_argument("--connections", type=int, default=16)
@@ -242,15 +279,15 @@ def main():
     posts = psql(args.admin, "select string_agg(md5('post:1:' || i)::uuid::text, ',' order by i) from generate_series(1, %d) i" % POSTS).split(",")
     authors = ["demo%d" % i for i in range(VIEWERS + 1, 2 * VIEWERS + 1)]
     cursor, depth = None, 0
-    while depth < 10000:
+    while depth < DEEP_PAGE:
         page = http("GET", args.service + "/v1/posts?limit=50" + ("&cursor=" + cursor if cursor else ""))
         cursor, depth = page["nextCursor"], depth + len(page["items"])
     micros, deep_id = psql(args.admin, "select (extract(epoch from created_at) * 1000000)::int8, id from posts "
-                           "order by created_at desc, id desc offset 9999 limit 1").split("|")
+                           "order by created_at desc, id desc offset %d limit 1" % (DEEP_PAGE - 1)).split("|")
     script_dir = tempfile.mkdtemp(prefix="chirp-ceilings-")
-    subprocess.run([args.chirp, "bench-scripts", script_dir, "--seed", "1", "--deep", micros, deep_id], check=True)
+    subprocess.run([args.scripts, script_dir, "--seed", "1", "--deep", micros, deep_id], check=True)
 
-    results = {"idle_rss_mib": rss_mib(args.service_pid)}
+    results = dict(run_description(args), idle_rss_mib=rss_mib(args.service_pid))
     # The data set is built once and kept between runs, so the like-count invariant is counted
     # before the runs too: what this run changed is the difference.
     results["like_count_mismatches_before"] = int(psql(args.admin, LIKE_COUNT_MISMATCHES))
@@ -261,7 +298,7 @@ def main():
     workloads = [
         # name, kind, method, path, body, auth, alternate method, ceiling scripts, posts to pick from
         ("feed", "read", "GET", "/v1/feed", None, True, None, ["feed"], POSTS),
-        ("feed_deep", "read", "GET", "/v1/posts?cursor=" + cursor, None, False, None, ["feed_deep"], POSTS),
+        ("feed_deep", "read", "GET", "/v1/posts?cursor={cursor}", None, False, None, ["feed_deep"], POSTS),
         ("global", "read", "GET", "/v1/posts", None, False, None, ["global"], POSTS),
         ("explore", "read", "GET", "/v1/explore", None, False, None, ["explore"], POSTS),
         ("comments", "read", "GET", "/v1/posts/{post}/comments", None, False, None, ["comments"], POSTS),
@@ -284,7 +321,8 @@ def main():
         # (autovacuum, a neighbour's burst) lands on both rather than on one of them.
         rounds = []
         for _ in range(args.rounds):
-            rounds.append((wrk(args, name, method, path, tokens, chosen, authors, c, d / args.rounds, body, auth, alternate),
+            rounds.append((wrk(args, name, method, path.replace("{cursor}", cursor), tokens, chosen, authors, c, d / args.rounds,
+                               body, auth, alternate),
                            pgbench(args, scripts, script_dir, c, d / args.rounds, post_count)))
         http_result = {"rps": sum(h["rps"] for h, _ in rounds) / len(rounds),
                        "p50": sum(h["p50"] for h, _ in rounds) / len(rounds),
@@ -295,7 +333,8 @@ def main():
         # ratio is the median of the pairs': the machine's speed drifts by a third within a
         # minute (wrk's own CPU per request moves as much), which a pair mostly shares.
         pair_ratios = sorted(h["rps"] / p["tps"] for h, p in rounds)
-        results[name] = dict(http_result, kind=kind, ceiling_tps=ceiling["tps"], ceiling_p99=round(ceiling["p99"], 2),
+        results[name] = dict(http_result, kind=kind, endpoint=endpoint(method, alternate, path),
+                             ceiling_tps=ceiling["tps"], ceiling_p99=round(ceiling["p99"], 2),
                              ratio=round(statistics.median(pair_ratios), 3),
                              ratio_range=[round(pair_ratios[0], 3), round(pair_ratios[-1], 3)],
                              cpu_us=mean_cpu([h for h, _ in rounds]), ceiling_cpu_us=mean_cpu([p for _, p in rounds]))
@@ -338,101 +377,10 @@ def main():
         results["rss_mib_%d" % connections] = rss_mib(args.service_pid)
         process.wait()
 
-    write_report(args, results)
-    print("feed ratio: %.2f" % results["feed"]["ratio"])
-
-def service_budget(value, target, same_database_cost=False):
-    """The CPU µs per request the service may spend for the workload to reach `target` of its
-    ceiling: the two cores serve requests at about their total cost, so the service's total may
-    be the ceiling's over the target. With `same_database_cost`, as if PostgreSQL spent per
-    request what it spends behind pgbench."""
-    service, ceiling = value["cpu_us"], value["ceiling_cpu_us"]
-    database = ceiling.get("postgres", 0) if same_database_cost else service.get("postgres", 0)
-    return sum(ceiling.values()) / target - database - service.get("wrk", 0)
-
-def excess_text(microseconds):
-    """How much more (or less) PostgreSQL spent behind the service, as the report says it."""
-    return "%.0f µs %s" % (abs(microseconds), "more" if microseconds >= 0 else "less")
-
-def default_pool_verdict(pool, ratio="default_ratio"):
-    """Whether the cheap reads meet the read target at the default pool too, in words, by
-    `ratio` (against pgbench at the pool's size, or with `default_load_ratio` at the load's)."""
-    short = [label for name, label in (("comments", "a post's comments"), ("profile", "a profile"))
-             if pool[name][ratio] < TARGETS["read"]]
-    if not short:
-        return "both meet the read target"
-    return "%s fall%s short of the read target" % (" and ".join(short), "" if len(short) > 1 else "s")
-
-def rounds_note(rounds):
-    return "the median of the %d turns' ratios" % rounds if rounds > 1 else "from a single turn"
-
-def write_report(args, results):
-    os.makedirs(os.path.join(ROOT, "docs"), exist_ok=True)
-    results["date"] = datetime.date.today().isoformat()
-    results["machine"] = "%s, %d cores, %s" % (platform.machine(), os.cpu_count(), platform.release())
-    results["connections"] = args.connections
-    results["duration_s"] = args.duration
-    results["rounds"] = args.rounds
-    results["size"] = args.size
-    with open(os.path.join(ROOT, "docs/benchmarks.json"), "w") as handle:
+    with open(report.RESULTS_JSON, "w") as handle:
         json.dump(results, handle, indent=2, sort_keys=True)
-    rows = []
-    # In the order they run (the JSON beside the report has its keys sorted).
-    order = ["feed", "feed_deep", "global", "explore", "comments", "profile", "user_posts", "search",
-             "like_unlike", "like_unlike_hot", "comment", "post", "follow_unfollow"]
-    for name, value in sorted(results.items(), key=lambda item: order.index(item[0]) if item[0] in order else len(order)):
-        if isinstance(value, dict) and "ratio" in value:
-            targeted = value["kind"] == "write" or name in TARGETED_READS
-            target = "%.2f" % TARGETS[value["kind"]] if targeted else "none"
-            low, high = value.get("ratio_range", [value["ratio"], value["ratio"]])
-            rows.append("| %s | %s | %.0f | %.2f | %.2f | %d | %.0f | %.2f | **%.3f** | %.2f-%.2f | %s |" % (
-                name, value["kind"], value["rps"], value["p50"], value["p99"], value["errors"], value["ceiling_tps"],
-                value.get("ceiling_p99", float("nan")), value["ratio"], low, high, target))
-    cpu_rows = []
-    for name, value in sorted(results.items(), key=lambda item: order.index(item[0]) if item[0] in order else len(order)):
-        if isinstance(value, dict) and "cpu_us" in value and "ceiling_cpu_us" in value:
-            service, ceiling = value["cpu_us"], value["ceiling_cpu_us"]
-            target = TARGETS[value["kind"]]
-            cpu_rows.append("| %s | %.0f | %.0f | %.0f | %.0f | %.0f | %.0f | %.0f | %.0f | %.0f |" % (
-                name, service.get("chirp", 0), service.get("postgres", 0), service.get("wrk", 0), sum(service.values()),
-                ceiling.get("postgres", 0), ceiling.get("pgbench", 0), sum(ceiling.values()),
-                service_budget(value, target), service_budget(value, target, same_database_cost=True)))
-    profile = results["profile_concurrency"]
-    healthz = results.get("healthz", {}).get("cpu_us", {}).get("chirp", float("nan"))
-    # PostgreSQL's CPU per profile behind the service less that behind pgbench.
-    profile_database_excess = (results["profile"]["cpu_us"].get("postgres", 0)
-                               - results["profile"]["ceiling_cpu_us"].get("postgres", 0))
-    template = open(os.path.join(ROOT, "bench/REPORT.md.in")).read()
-    report = template.format(
-        date=results["date"], machine=results["machine"], size=args.size, connections=args.connections, duration=args.duration, rounds=args.rounds,
-        rows="\n".join(rows), cpu_rows="\n".join(cpu_rows), depth_ratio=results["depth_p99_ratio"],
-        keyset_tps=results["keyset_deep_ceiling"]["tps"], offset_tps=results["offset_deep_ceiling"]["tps"],
-        offset_ms=results["offset_deep_ceiling"]["latency_ms"], keyset_ms=results["keyset_deep_ceiling"]["latency_ms"],
-        profile_p50=profile["profile_p50_ms"], posts_p50=profile["posts_read_p50_ms"], profile_ratio=profile["ratio_to_slower_read"],
-        sequential_ms=profile["both_reads_sequential_ms"],
-        hot=results["like_unlike_hot"]["rps"], spread=results["like_unlike"]["rps"],
-        hot_ratio=results["like_unlike_hot"]["rps"] / results["like_unlike"]["rps"],
-        mismatches=results["like_count_mismatches"],
-        mismatches_before=results.get("like_count_mismatches_before", "not counted"),
-        healthz_us=healthz, rounds_note=rounds_note(args.rounds),
-        comments_budget=service_budget(results["comments"], TARGETS["read"]),
-        comments_budget_same=service_budget(results["comments"], TARGETS["read"], same_database_cost=True),
-        comments_service=results["comments"]["cpu_us"].get("chirp", 0),
-        profile_service=results["profile"]["cpu_us"].get("chirp", 0),
-        profile_budget=service_budget(results["profile"], TARGETS["read"]),
-        profile_database_excess=profile_database_excess, profile_database_excess_text=excess_text(profile_database_excess),
-        comments_ceiling_database=results["comments"]["ceiling_cpu_us"].get("postgres", 0),
-        profile_mean_ratio=results["profile"]["rps"] / results["profile"]["ceiling_tps"],
-        profile_median_ratio=results["profile"]["ratio"],
-        rss_idle=results["idle_rss_mib"], rss_64=results["rss_mib_64"], rss_512=results["rss_mib_512"], pool=results["pool"],
-        comments_ceiling_ratio=results["comments"]["ratio"], profile_ceiling_ratio=results["profile"]["ratio"],
-        user_posts_ratio=results["user_posts"]["ratio"],
-        default_pool_verdict=default_pool_verdict(results["pool"]),
-        default_load_verdict=default_pool_verdict(results["pool"], "default_load_ratio"),
-        comments_default_budget=service_budget(results["pool"]["comments"]["default"], TARGETS["read"]),
-        profile_default_budget=service_budget(results["pool"]["profile"]["default"], TARGETS["read"]))
-    with open(os.path.join(ROOT, "docs/BENCHMARKS.md"), "w") as handle:
-        handle.write(report)
+    report.write_report(results)
+    print("feed ratio: %.2f" % results["feed"]["ratio"])
 
 if __name__ == "__main__":
     main()

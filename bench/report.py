@@ -1,0 +1,297 @@
+#!/usr/bin/env python3
+"""Renders docs/BENCHMARKS.md from one run's JSON, and from nothing else.
+
+    python3 bench/report.py [RUN_JSON [REPORT_MD]]
+
+re-renders the report without measuring (by default docs/benchmarks.json into
+docs/BENCHMARKS.md); bench/measure.py calls `write_report` at the end of a full run. Every
+figure and every verdict on the page comes from the JSON; the words around them are either
+true of every run or chosen by what the JSON holds."""
+import json, os, sys, textwrap
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+RESULTS_JSON = os.path.join(ROOT, "docs/benchmarks.json")
+REPORT_MD = os.path.join(ROOT, "docs/BENCHMARKS.md")
+
+# What a run is held to. measure.py records these in the run's JSON ("targets"); a JSON from
+# before it did is judged by them as they stand here.
+TARGETS = {
+    "read": 0.75, "write": 0.6,                                    # least ratio to the ceiling, by kind
+    "targeted_reads": ["feed", "explore", "comments", "profile"],  # the reads held to it; every write is
+    "depth_p99_ratio": 1.2,          # at most: a deep page's p99 over the first page's
+    "profile_to_slower_read": 1.2,   # at most: a profile's p50 over its slower read's alone
+    "rss_mib_64": 64,                # at most: the service's memory under 64 connections, MiB
+}
+DATABASE_BOUND_SHARE = 0.9   # PostgreSQL's least share of a request's CPU for it to set the ratio
+TIGHTEST_BUDGETS = 3         # how many targeted workloads the budget sentence names
+
+
+# Reading the run
+
+def targets_of(results):
+    return results.get("targets", TARGETS)
+
+def workload_target(results, name, value):
+    """The ratio `name` must reach, or None for a read the targets do not name."""
+    targets = targets_of(results)
+    if value["kind"] == "write" or name in targets["targeted_reads"]:
+        return targets[value["kind"]]
+    return None
+
+def workloads(results):
+    """(name, figures) of every workload measured against a ceiling: reads, then writes; in
+    each, the targeted ones first."""
+    measured = [(name, value) for name, value in results.items() if isinstance(value, dict) and "ratio" in value]
+    return sorted(measured, key=lambda item: (item[1]["kind"], workload_target(results, *item) is None, item[0]))
+
+def targeted_workloads(results):
+    return [(name, value) for name, value in workloads(results) if workload_target(results, name, value) is not None]
+
+def service_budget(value, target):
+    """The CPU µs per request the service may spend for the workload to reach `target` of its
+    ceiling: the cores serve requests at about their total cost, so the total behind the
+    service may be the ceiling's over the target, less what PostgreSQL and wrk spend."""
+    service, ceiling = value["cpu_us"], value["ceiling_cpu_us"]
+    return sum(ceiling.values()) / target - service.get("postgres", 0) - service.get("wrk", 0)
+
+def spent_of_budget(name, value, target):
+    """What the service spent per request against its budget for `target`, in words."""
+    return "%s %.0f µs (budget %.0f)" % (code(name), value["cpu_us"].get("chirp", 0), service_budget(value, target))
+
+def database_share(value):
+    """PostgreSQL's share of all the CPU spent per request behind the service."""
+    total = sum(value["cpu_us"].values())
+    return value["cpu_us"].get("postgres", 0) / total if total else 0
+
+
+# Words
+
+def meets(value, target, at_most=False):
+    return value <= target if at_most else value >= target
+
+def verdict(value, target, at_most=False):
+    return "met" if meets(value, target, at_most) else "**not met**"
+
+def listing(items):
+    """'a', 'a and b', 'a, b and c'."""
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
+
+def code(name):
+    return "`%s`" % name
+
+def paragraph(text):
+    return textwrap.fill(text, 100, break_on_hyphens=False)
+
+def bullet(text):
+    return textwrap.fill(text, 100, initial_indent="- ", subsequent_indent="  ", break_on_hyphens=False)
+
+def table(header, rows):
+    return ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)] + ["| " + " | ".join(row) + " |" for row in rows]
+
+def ratio_range(low_high):
+    return "%.3f-%.3f" % tuple(low_high)
+
+def turns_text(results):
+    rounds = results["rounds"]
+    return "the median of the %d pairs' ratios" % rounds if rounds > 1 else "from a single pair"
+
+
+# Sections
+
+def run_line(results):
+    commit = results.get("commit")
+    commit_text = "commit %s%s" % (commit, " with uncommitted changes" if results.get("uncommitted_changes") else "") \
+        if commit else "a commit not recorded"
+    rows = results.get("data_rows")
+    data = " (%s)" % ", ".join("{:,} {}".format(count, table_name) for table_name, count in rows) if rows else ""
+    return paragraph("Run of %s, at %s, on %s. Data set `%s`%s; %d connections; %d s per workload and side, in %d "
+                     "turns." % (results["date"], commit_text, results["machine"], results["size"], data,
+                                 results["connections"], results["duration_s"], results["rounds"]))
+
+def running_section():
+    return ["## Running it", "", "```sh",
+            "bench/run                                    # measure, and write docs/benchmarks.json and this page",
+            "BENCH_SIZE=small bench/run                   # on a tenth of the data: quicker",
+            "BENCH_ONLY=comments,profile bench/run        # only those workloads, into bench/results/partial.json",
+            "BENCH_DURATION=10 BENCH_ROUNDS=2 bench/run   # seconds per workload and side, in how many turns",
+            "python3 bench/report.py                      # render this page again from docs/benchmarks.json",
+            "```", "",
+            paragraph("`bench/run` builds release binaries, seeds the data once (`.chirp/bench-postgres`) and keeps "
+                      "every core busy: use an idle machine. Commit this page and its JSON with the change they "
+                      "measure; a rerun with no code change is not a commit. Past runs: "
+                      "[benchmarks/HISTORY.md](benchmarks/HISTORY.md).")]
+
+def comparison_section(results):
+    targets = targets_of(results)
+    return ["## What it compares", "",
+            paragraph("Each endpoint is loaded by `wrk` over loopback. Its **ceiling** is `pgbench -M prepared` "
+                      "running the same statements in the same transactions (identity setup and pipelining "
+                      "included), written by `chirp-bench-scripts` from the service's own query builders, with as "
+                      "many clients as wrk has connections, in the same mix for writes (like and unlike, follow and "
+                      "unfollow). The two alternate, each service turn followed by a ceiling turn; the **ratio** is "
+                      "requests/s over the ceiling's transactions/s, %s. Targets: %s at least %.2f of their "
+                      "ceiling, every write at least %.2f; the other reads have none." % (
+                          turns_text(results), listing([code(name) for name in targets["targeted_reads"]]),
+                          targets["read"], targets["write"]))]
+
+def workload_cell(name, value):
+    return "%s %s" % (code(name), code(value["endpoint"])) if "endpoint" in value else code(name)
+
+def results_row(results, name, value):
+    target = workload_target(results, name, value)
+    return [workload_cell(name, value), "**%.3f**" % value["ratio"], ratio_range(value["ratio_range"]),
+            "%.2f" % target if target is not None else "none",
+            ("yes" if meets(value["ratio"], target) else "**no**") if target is not None else "",
+            "%.0f" % value["rps"], "%.0f" % value["ceiling_tps"], "%.2f" % value["p50"], "%.2f" % value["p99"],
+            "%.2f" % value["ceiling_p99"], "%d" % value["errors"]]
+
+def results_table(results):
+    header = ["workload", "ratio", "pairs' range", "target", "met", "req/s", "ceiling tps", "p50 ms", "p99 ms",
+              "ceiling p99 ms", "errors"]
+    return table(header, [results_row(results, name, value) for name, value in workloads(results)])
+
+def depth_bullet(results):
+    targets, keyset, offset = targets_of(results), results["keyset_deep_ceiling"], results["offset_deep_ceiling"]
+    depth = results.get("deep_page_posts")
+    deep = "A page %s posts deep" % "{:,}".format(depth) if depth else "A deep page"
+    return bullet("%s (`GET /v1/posts?cursor=…`) against the first page: p99 ratio **%.2f**, at most %g, %s. At the "
+                  "database the keyset page runs at %.0f tps (%.2f ms average), the same page by `OFFSET` at %.0f tps "
+                  "(%.2f ms)." % (deep, results["depth_p99_ratio"], targets["depth_p99_ratio"],
+                                  verdict(results["depth_p99_ratio"], targets["depth_p99_ratio"], at_most=True),
+                                  keyset["tps"], keyset["latency_ms"], offset["tps"], offset["latency_ms"]))
+
+def profile_bullet(results):
+    profile, limit = results["profile_concurrency"], targets_of(results)["profile_to_slower_read"]
+    return bullet("A profile runs its two reads at once on two connections. With one connection of load its p50 is "
+                  "%.2f ms against %.2f ms for its slower read alone (`/v1/users/{username}/posts`): ratio **%.2f**, at "
+                  "most %g, %s. The two reads one after the other take %.2f ms at the database alone." % (
+                      profile["profile_p50_ms"], profile["posts_read_p50_ms"], profile["ratio_to_slower_read"], limit,
+                      verdict(profile["ratio_to_slower_read"], limit, at_most=True), profile["both_reads_sequential_ms"]))
+
+def memory_bullet(results):
+    limit = targets_of(results)["rss_mib_64"]
+    return bullet("Memory (RSS): %.1f MiB idle, %.1f MiB under 64 connections (at most %g, %s), %.1f MiB under "
+                  "512." % (results["idle_rss_mib"], results["rss_mib_64"], limit,
+                            verdict(results["rss_mib_64"], limit, at_most=True), results["rss_mib_512"]))
+
+def counters_bullet(results):
+    return bullet("Posts whose `like_count` differs from their likes: %d after the run, %s before (the data is "
+                  "kept)." % (results["like_count_mismatches"], results.get("like_count_mismatches_before", "not counted")))
+
+def results_section(results):
+    return (["## Results", ""] + results_table(results) + ["",
+            depth_bullet(results), profile_bullet(results), memory_bullet(results), counters_bullet(results)])
+
+def pool_cell(pool_read, ratio, read_target):
+    return "%.3f (%s), %s" % (pool_read[ratio], ratio_range(pool_read[ratio + "_range"]),
+                              verdict(pool_read[ratio], read_target))
+
+def pool_reads(pool):
+    """The reads the pool comparison measured, by name."""
+    return sorted(name for name, value in pool.items() if isinstance(value, dict))
+
+def pool_row(name, pool_read, read_target):
+    return [code(name), "%.0f / %.0f" % (pool_read["benchmarked_rps"], pool_read["default_rps"]),
+            "%.0f / %.0f" % (pool_read["database_benchmarked_tps"], pool_read["database_default_tps"]),
+            "%.3f" % pool_read["benchmarked_ratio"], pool_cell(pool_read, "default_load_ratio", read_target),
+            pool_cell(pool_read, "default_ratio", read_target)]
+
+def pool_section(results):
+    pool, read_target = results["pool"], targets_of(results)["read"]
+    size, default = pool["benchmarked_size"], pool["default_size"]
+    header = ["read", "service req/s, pool of %d / %d" % (size, default),
+              "pgbench tps, %d / %d clients" % (size, default), "ratio, %d on both sides" % size,
+              "pool of %d against pgbench at %d" % (default, results["connections"]), "%d on both sides" % default]
+    rows = [pool_row(name, pool[name], read_target) for name in pool_reads(pool)]
+    served = listing(["%s ×%.2f" % (code(name), pool[name]["speedup"]) for name in pool_reads(pool)])
+    database = listing(["×%.2f" % pool[name]["database_speedup"] for name in pool_reads(pool)])
+    spent = listing([spent_of_budget(name, pool[name]["default"], read_target) for name in pool_reads(pool)])
+    return ["## Pool size", "",
+            paragraph("The results above give the service %d database connections, as many as pgbench has clients. "
+                      "Left at its default (`DATABASE_POOL_SIZE`), it keeps %d here. A second service at that default "
+                      "alternates with the first on the two cheapest targeted reads, under the same %d wrk "
+                      "connections, each followed by pgbench at its pool's size; ratios are the median turn's, rates "
+                      "the turns' mean." % (size, default, results["connections"])),
+            ""] + table(header, rows) + ["",
+            paragraph("The targets are set against pgbench at the load's %d clients; the fifth column holds the "
+                      "service to them as a deployment runs it. At %d on both sides PostgreSQL is at its best (fewer "
+                      "busy backends cost it less per transaction) and the service's own work weighs more; per "
+                      "request, for %.2f there: %s. At its default pool the service ran %s as fast as at %d; pgbench "
+                      "at %d clients %s." % (results["connections"], default, read_target, spent, served, size,
+                                             default, database))]
+
+def database_bound_bullet(results):
+    bound = [(name, database_share(value)) for name, value in workloads(results)
+             if database_share(value) >= DATABASE_BOUND_SHARE]
+    if not bound:
+        return []
+    shares = listing(["%s %.0f%%" % (code(name), share * 100) for name, share in bound])
+    return [bullet("**PostgreSQL.** Where it spends %.0f%% or more of a request's CPU (%s), a ratio measures the "
+                   "database against itself, and the service can move it little." % (DATABASE_BOUND_SHARE * 100, shares))]
+
+def budget_used(results, name, value):
+    """The share of its budget for the target the service spent per request."""
+    return value["cpu_us"].get("chirp", 0) / service_budget(value, workload_target(results, name, value))
+
+def budget_bullet(results):
+    tightest = sorted(targeted_workloads(results), key=lambda item: budget_used(results, *item), reverse=True)
+    spent = listing([spent_of_budget(name, value, workload_target(results, name, value))
+                     for name, value in tightest[:TIGHTEST_BUDGETS]])
+    return bullet("**The service's own CPU** weighs most where PostgreSQL's is least. Its budget is what it may "
+                  "spend per request for the target: the ceiling's CPU per transaction over the target, less "
+                  "PostgreSQL's and wrk's per request behind the service. Closest to theirs: %s; a bare `/healthz` "
+                  "(no database, no JSON) cost %.0f µs." % (spent, results["healthz"]["cpu_us"].get("chirp", 0)))
+
+def drift_bullet(results):
+    below = ["%s (%.3f)" % (code(name), value["ratio_range"][0]) for name, value in targeted_workloads(results)
+             if value["ratio_range"][0] < workload_target(results, name, value)]
+    found = ("In this run %s had a pair below target." % listing(below) if below
+             else "In this run no targeted workload had a pair below target.")
+    return bullet("**Drift.** The machine's speed drifts within a minute, hence the median pair. %s Runs of the "
+                  "same code differ too: one run proves little." % found)
+
+def latency_bullet(results):
+    spreads = sorted((value["p99"] / value["ceiling_p99"], name) for name, value in workloads(results))
+    return bullet("**Latency.** wrk waits for a core beside the service and the busy backends, pgbench beside the "
+                  "backends only. A p99 is the worst turn's; the HTTP p99 ran from %.1f× (%s) to %.1f× (%s) the "
+                  "ceiling's." % (
+                      spreads[0][0], code(spreads[0][1]), spreads[-1][0], code(spreads[-1][1])))
+
+def hot_post_bullet(results):
+    return bullet("**One hot post.** Likes on one post queue on its counter row, so both sides wait for commits to "
+                  "reach the disk: `like_unlike_hot` ran at %.2f of the rate of likes spread over many posts." % (
+                      results["like_unlike_hot"]["rps"] / results["like_unlike"]["rps"]))
+
+def limits_section(results):
+    cores = results.get("cores")
+    shared = ("the machine's %d cores" % cores) if cores else "the machine's cores"
+    return ["## What limits each figure", "",
+            bullet("**Shared cores.** wrk, the service and PostgreSQL share %s: a rate is about the cores over the "
+                   "CPU all three spend per request, and a ratio about the ceiling side's CPU total over the "
+                   "service side's. Rates hold for this machine only." % shared)] + \
+        database_bound_bullet(results) + [
+            budget_bullet(results),
+            bullet("**Binary results.** The service reads results in PostgreSQL's binary format; pgbench can only ask "
+                   "for text, so the ceiling's backends also pay to print every value."),
+            drift_bullet(results), latency_bullet(results), hot_post_bullet(results)]
+
+def render(results):
+    """The report's Markdown, from a run's results as measure.py records them."""
+    sections = [["# Benchmarks", "", run_line(results)], running_section(), comparison_section(results),
+                results_section(results), pool_section(results), limits_section(results)]
+    return "\n\n".join("\n".join(section) for section in sections) + "\n"
+
+def write_report(results, path=REPORT_MD):
+    with open(path, "w") as handle:
+        handle.write(render(results))
+
+def main(argv):
+    if len(argv) > 2 or any(arg.startswith("-") for arg in argv):
+        raise SystemExit("usage: python3 bench/report.py [RUN_JSON [REPORT_MD]]")
+    source = argv[0] if argv else RESULTS_JSON
+    with open(source) as handle:
+        results = json.load(handle)
+    write_report(results, argv[1] if len(argv) > 1 else REPORT_MD)
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
