@@ -55,8 +55,8 @@ public struct PostgresQuery: Sendable, Hashable, ExpressibleByStringInterpolatio
             appendPlaceholder()
         }
 
-        /// `$n` for the binding just added, digit by digit: printing the number as a `String`
-        /// first cost about 200 instructions a placeholder.
+        /// `$n` for the binding just added, digit by digit, rather than through a `String` made
+        /// for each placeholder of each statement.
         private mutating func appendPlaceholder() {
             text.append(UInt8(ascii: "$"))
             let number = bindings.count

@@ -22,10 +22,3 @@ struct CursorPage<Item: JSONWritable>: JSONWritable {
         json.endObject()
     }
 }
-
-extension Array {
-    /// Splits a `limit + 1` fetch into the page and whether more exist.
-    func page(limit: Int) -> (items: ArraySlice<Element>, hasMore: Bool) {
-        (prefix(limit), count > limit)
-    }
-}

@@ -2,10 +2,9 @@ import HTTP
 
 /// Weak ETags for first pages and profiles: a pull-to-refresh that finds nothing new gets a
 /// 304 without a body. The tag is a 128-bit SipHash of the body, keyed from the service
-/// secret: hashing every first page with SHA-256 cost a tenth of the request, BLAKE2b still
-/// 4.6% of a profile's CPU, and SipHash takes under half of that. The key keeps anyone who
-/// sees tags from making a body whose tag matches another's; services sharing the secret
-/// agree on every tag.
+/// secret: the cheapest keyed hash libsodium has for a page-sized body, and a tag needs no
+/// more than to be hard to collide without the key. The key keeps anyone who sees tags from
+/// making a body whose tag matches another's; services sharing the secret agree on every tag.
 struct ETags: Sendable {
     private let key: [UInt8]
 
