@@ -23,8 +23,6 @@ public final class ChirpService: Sendable {
         pool = try PostgresPool(configuration: configuration.database, pool: configuration.pool, eventLoop: eventLoops[0])
         metrics = Metrics()
         router = Router(logger: logger)
-        OpsRoutes(pool: pool, metrics: metrics).register(on: router)
-        OpenAPIRoute(path: configuration.openAPIPath, logger: logger).register(on: router)
         let hasher = PasswordHasher(parameters: configuration.passwordHashing)
         metrics.registerGauge("password_hashes_total", help: "Argon2id hashes and verifications performed.") {
             Double(hasher.operations)
@@ -36,18 +34,21 @@ public final class ChirpService: Sendable {
             etags: ETags(secret: configuration.jwtSecret))
         let idempotency = Idempotency(
             pool: pool, fingerprintKey: HMACKey(HMAC.subkey(of: configuration.jwtSecret, for: "chirp idempotency fingerprints v1")))
-        AuthRoutes(
-            pool: pool, hasher: hasher, tokens: tokens, authenticator: authenticator, idempotency: idempotency,
-            limits: configuration.rateLimits, decoyHash: (try? hasher.hash(UUID().uuidString)) ?? ""
+        Routes(
+            ops: OpsRoutes(pool: pool, metrics: metrics),
+            openAPI: OpenAPIRoute(path: configuration.openAPIPath, logger: logger),
+            auth: AuthRoutes(
+                pool: pool, hasher: hasher, tokens: tokens, authenticator: authenticator, idempotency: idempotency,
+                limits: configuration.rateLimits, decoyHash: (try? hasher.hash(UUID().uuidString)) ?? ""),
+            feed: FeedRoutes(services: services),
+            posts: PostRoutes(services: services, idempotency: idempotency),
+            profiles: ProfileRoutes(services: services),
+            explore: ExploreRoutes(services: services),
+            likes: LikeRoutes(services: services),
+            comments: CommentRoutes(services: services, idempotency: idempotency),
+            follows: FollowRoutes(services: services),
+            search: SearchRoutes(services: services)
         ).register(on: router)
-        FeedRoutes(services: services).register(on: router)
-        PostRoutes(services: services, idempotency: idempotency).register(on: router)
-        ProfileRoutes(services: services).register(on: router)
-        ExploreRoutes(services: services).register(on: router)
-        LikeRoutes(services: services).register(on: router)
-        CommentRoutes(services: services, idempotency: idempotency).register(on: router)
-        FollowRoutes(services: services).register(on: router)
-        SearchRoutes(services: services).register(on: router)
         housekeeping = Housekeeping(pool: pool, loop: eventLoops[0], logger: logger)
         exploreRefresher = ExploreRefresher(pool: pool, loop: eventLoops[0], logger: logger)
         let router = self.router

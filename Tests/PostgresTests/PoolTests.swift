@@ -81,9 +81,8 @@ import Testing
     }
 
     @Test func aSecondLeaseFailsWithATimeoutWhileTheOnlyConnectionIsHeld() async throws {
-        let pool = try TestCluster.adminPool(.init(maxConnections: 1, leaseTimeout: .milliseconds(200)))
+        let (pool, holder) = try await heldPool(leaseTimeout: .milliseconds(200), for: 4)
         defer { pool.close() }
-        let holder = try await holding(pool, for: 4)
 
         let started = ContinuousClock.now
         #expect(await failure(of: pool) == .poolTimeout)
@@ -103,10 +102,9 @@ import Testing
     }
 
     @Test func waitersQueuedAtDifferentTimesEachTimeOutAtTheirOwnDeadline() async throws {
-        let pool = try TestCluster.adminPool(.init(maxConnections: 1, leaseTimeout: .milliseconds(400)))
-        defer { pool.close() }
         // Held well past both deadlines, even if a loaded machine delays the second caller.
-        let holder = try await holding(pool, for: 6)
+        let (pool, holder) = try await heldPool(leaseTimeout: .milliseconds(400), for: 6)
+        defer { pool.close() }
 
         let started = ContinuousClock.now
         func timeOut() async -> Duration? {
@@ -200,8 +198,7 @@ import Testing
     }
 
     @Test func closingFailsAWaitingCallerInsteadOfLeavingItHanging() async throws {
-        let pool = try TestCluster.adminPool(.init(maxConnections: 1, leaseTimeout: .seconds(10)))
-        let holder = try await holding(pool, for: 4)
+        let (pool, holder) = try await heldPool(leaseTimeout: .seconds(10), for: 4)
         let waiter = Task { await failure(of: pool) }
         #expect(await eventually { pool.statistics.waiting == 1 })
 
@@ -242,14 +239,13 @@ import Testing
         #expect(pool.statistics.connectionsOpened == 1)
     }
 
-    /// Starts a task that holds the pool's only connection for `seconds`, and returns once it does.
-    private func holding(_ pool: PostgresPool, for seconds: Double) async throws -> Task<Void, any Error> {
+    /// A pool of one connection and a task that holds it for `seconds`, once it does.
+    private func heldPool(leaseTimeout: Duration, for seconds: Double) async throws -> (PostgresPool, Task<Void, any Error>) {
+        let pool = try TestCluster.adminPool(.init(maxConnections: 1, leaseTimeout: leaseTimeout))
         let owner = owner
-        let holder = Task { try await pool.execute(as: owner, PostgresQuery("select pg_sleep(\(seconds))")) }
+        let holder = Task { _ = try await pool.execute(as: owner, PostgresQuery("select pg_sleep(\(seconds))")) }
         #expect(await eventually { pool.statistics.inUse == 1 })
-        return Task {
-            _ = try await holder.value
-        }
+        return (pool, holder)
     }
 
     /// How a one-statement execute on `pool` fails; nil if it succeeds.

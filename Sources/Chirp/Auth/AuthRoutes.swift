@@ -18,13 +18,6 @@ struct AuthRoutes: Sendable {
     /// Verified against when the username is unknown, so both failures take as long.
     let decoyHash: String
 
-    func register(on router: Router) {
-        router.add(.POST, "/v1/auth/signup", signUp)
-        router.add(.POST, "/v1/auth/login", logIn)
-        router.add(.POST, "/v1/auth/refresh", refresh)
-        router.add(.POST, "/v1/auth/logout", logOut)
-    }
-
     func signUp(_ request: HTTPRequest) async throws -> HTTPResponse {
         let body = try JSONBody(request, allowed: ["username", "password", "displayName"])
         let username = try Validation.username(try body.string("username"))

@@ -3,7 +3,7 @@ import Postgres
 
 /// A comment as the API shows it: top-level when `parentId` is null, otherwise a reply to
 /// a top-level comment of the same post.
-package struct Comment: JSONWritable {
+package struct Comment: KeysetListItem {
     var id: PostgresUUID
     var postId: PostgresUUID
     var parentId: PostgresUUID?

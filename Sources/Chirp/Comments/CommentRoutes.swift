@@ -9,35 +9,22 @@ struct CommentRoutes: Sendable {
 
     static let maxLength = 2000
 
-    func register(on router: Router) {
-        router.add(.GET, "/v1/posts/:id/comments", thread)
-        router.add(.POST, "/v1/posts/:id/comments", create)
-        router.add(.GET, "/v1/comments/:id/replies", replies)
-        router.add(.DELETE, "/v1/comments/:id", delete)
-    }
-
     /// A post's top-level comments, oldest first.
-    func thread(_ request: HTTPRequest) async throws -> HTTPResponse {
-        let viewer = try services.authenticator.viewer(of: request)
-        let post = try request.uuidParameter("id")
-        return try await services.childList(
-            request, viewer: viewer, scope: "posts/\(post.lowercasedString)/comments", missingParent: "no such post",
-            statements: { after, limit in
-                (CommentQueries.thread(of: post, after: after ?? .bottom, limit: limit), PostQueries.exists(post))
-            },
-            position: \.position)
-    }
+    static let commentList = ChildList(
+        parents: "posts", list: "comments", missingParent: "no such post", start: .bottom,
+        page: CommentQueries.thread(of:after:limit:), parentExists: PostQueries.exists)
 
     /// The replies to one comment, oldest first.
+    static let replyList = ChildList(
+        parents: "comments", list: "replies", missingParent: "no such comment", start: .bottom,
+        page: CommentQueries.replies(to:after:limit:), parentExists: CommentQueries.exists)
+
+    func thread(_ request: HTTPRequest) async throws -> HTTPResponse {
+        try await services.respond(to: request, with: Self.commentList)
+    }
+
     func replies(_ request: HTTPRequest) async throws -> HTTPResponse {
-        let viewer = try services.authenticator.viewer(of: request)
-        let comment = try request.uuidParameter("id")
-        return try await services.childList(
-            request, viewer: viewer, scope: "comments/\(comment.lowercasedString)/replies", missingParent: "no such comment",
-            statements: { after, limit in
-                (CommentQueries.replies(to: comment, after: after ?? .bottom, limit: limit), CommentQueries.exists(comment))
-            },
-            position: \.position)
+        try await services.respond(to: request, with: Self.replyList)
     }
 
     /// 201 Comment; `parentId` makes it a reply to a top-level comment of the same post.
@@ -83,19 +70,12 @@ struct CommentRoutes: Sendable {
         return nil
     }
 
-    /// 204 for the comment's author or the post's author: the policy hides the row from
-    /// anyone else's DELETE, and the second statement tells "not yours" (403) from "not
-    /// there" (404).
+    /// The comment's author or the post's author may delete a comment.
+    static let deletion = OwnedDeletion(
+        delete: CommentQueries.delete, exists: CommentQueries.exists,
+        notYours: "only the comment's author or the post's author can delete a comment", missing: "no such comment")
+
     func delete(_ request: HTTPRequest) async throws -> HTTPResponse {
-        let viewer = try services.authenticator.requireViewer(of: request)
-        let comment = try request.uuidParameter("id")
-        let (deleted, stillExists) = try await database {
-            try await services.pool.execute(as: .user(viewer), CommentQueries.delete(comment), CommentQueries.exists(comment))
-        }
-        if deleted == 1 { return .empty(204) }
-        if stillExists {
-            throw HTTPError.forbidden(detail: "only the comment's author or the post's author can delete a comment")
-        }
-        throw HTTPError.notFound(detail: "no such comment")
+        try await services.respond(to: request, deleting: Self.deletion)
     }
 }

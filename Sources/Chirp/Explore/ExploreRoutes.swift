@@ -9,10 +9,6 @@ import Postgres
 struct ExploreRoutes: Sendable {
     let services: Services
 
-    func register(on router: Router) {
-        router.add(.GET, "/v1/explore", explore)
-    }
-
     func explore(_ request: HTTPRequest) async throws -> HTTPResponse {
         let viewer = try services.authenticator.viewer(of: request)
         let limit = try PageSize.parse(request)

@@ -6,12 +6,6 @@ import Postgres
 struct FeedRoutes: Sendable {
     let services: Services
 
-    func register(on router: Router) {
-        router.add(.GET, "/v1/posts", globalTimeline)
-        router.add(.GET, "/v1/feed", homeFeed)
-        router.add(.GET, "/v1/users/:username/posts", authorTimeline)
-    }
-
     func globalTimeline(_ request: HTTPRequest) async throws -> HTTPResponse {
         let viewer = try services.authenticator.viewer(of: request)
         let page = try TimelineRequest(request, source: .global, cursors: services.cursors)

@@ -6,53 +6,38 @@ import Postgres
 struct LikeRoutes: Sendable {
     let services: Services
 
-    func register(on router: Router) {
-        router.add(.PUT, "/v1/posts/:id/like", like)
-        router.add(.DELETE, "/v1/posts/:id/like", unlike)
-        router.add(.GET, "/v1/posts/:id/likes", likers)
-    }
-
     /// 200 `{postId, liked: true, likeCount}`, however many times it is sent.
     func like(_ request: HTTPRequest) async throws -> HTTPResponse {
         let viewer = try services.authenticator.requireViewer(of: request)
         let post = try request.uuidParameter("id")
-        let (_, likeCount) = try await database {
-            do {
-                return try await services.pool.execute(as: .user(viewer), LikeQueries.like(post, by: viewer), LikeQueries.likeCount(of: post))
-            } catch let error as PostgresError where error.violates("likes_post_id_fkey") {
-                throw HTTPError.notFound(detail: "no such post")
-            } catch let error as PostgresError where error.violates("likes_user_id_fkey") {
-                throw HTTPError.accountGone
-            }
-        }
-        return try status(of: post, liked: true, likeCount: likeCount)
+        let likeCount = try await services.count(
+            after: LikeQueries.like(post, by: viewer), LikeQueries.likeCount(of: post), by: viewer,
+            missing: "no such post", refusal: Self.refusal)
+        return .json(200, LikeStatus(postId: post, liked: true, likeCount: likeCount))
     }
 
     /// 200 `{postId, liked: false, likeCount}`, whether or not a like was there.
     func unlike(_ request: HTTPRequest) async throws -> HTTPResponse {
         let viewer = try services.authenticator.requireViewer(of: request)
         let post = try request.uuidParameter("id")
-        let (_, likeCount) = try await database {
-            try await services.pool.execute(as: .user(viewer), LikeQueries.unlike(post, by: viewer), LikeQueries.likeCount(of: post))
-        }
-        return try status(of: post, liked: false, likeCount: likeCount)
+        let likeCount = try await services.count(
+            after: LikeQueries.unlike(post, by: viewer), LikeQueries.likeCount(of: post), by: viewer, missing: "no such post")
+        return .json(200, LikeStatus(postId: post, liked: false, likeCount: likeCount))
     }
 
-    /// The answer; no count means no post.
-    private func status(of post: PostgresUUID, liked: Bool, likeCount: Int?) throws -> HTTPResponse {
-        guard let likeCount else { throw HTTPError.notFound(detail: "no such post") }
-        return .json(200, LikeStatus(postId: post, liked: liked, likeCount: likeCount))
+    /// What a client is told when the schema refuses a like.
+    private static func refusal(_ error: PostgresError) -> HTTPError? {
+        if error.violates("likes_post_id_fkey") { return .notFound(detail: "no such post") }
+        if error.violates("likes_user_id_fkey") { return .accountGone }
+        return nil
     }
 
     /// Who liked a post, newest like first.
+    static let likerList = ChildList(
+        parents: "posts", list: "likes", missingParent: "no such post", start: .top,
+        page: LikeQueries.likers(of:after:limit:), parentExists: PostQueries.exists)
+
     func likers(_ request: HTTPRequest) async throws -> HTTPResponse {
-        let viewer = try services.authenticator.viewer(of: request)
-        let post = try request.uuidParameter("id")
-        return try await services.childList(
-            request, viewer: viewer, scope: "posts/\(post.lowercasedString)/likes", missingParent: "no such post",
-            statements: { after, limit in
-                (LikeQueries.likers(of: post, after: after ?? .top, limit: limit), PostQueries.exists(post))
-            },
-            position: \.position)
+        try await services.respond(to: request, with: Self.likerList)
     }
 }

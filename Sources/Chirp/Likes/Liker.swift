@@ -2,7 +2,7 @@ import Foundation
 import Postgres
 
 /// A user who liked a post, as the likers list shows them.
-struct Liker: JSONWritable {
+struct Liker: KeysetListItem {
     var id: PostgresUUID
     var username: String
     var displayName: String

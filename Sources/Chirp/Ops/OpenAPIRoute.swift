@@ -16,12 +16,10 @@ struct OpenAPIRoute {
         }
     }
 
-    func register(on router: Router) {
-        router.add(.GET, "/openapi.yaml") { [document] _ in
-            guard let document else {
-                throw HTTPError.notFound(detail: "this instance was started without its OpenAPI document")
-            }
-            return HTTPResponse(status: 200, headers: ["Content-Type": Self.contentType], body: document)
+    func document(_ request: HTTPRequest) async throws -> HTTPResponse {
+        guard let document else {
+            throw HTTPError.notFound(detail: "this instance was started without its OpenAPI document")
         }
+        return HTTPResponse(status: 200, headers: ["Content-Type": Self.contentType], body: document)
     }
 }

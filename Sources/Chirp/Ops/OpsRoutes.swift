@@ -2,29 +2,35 @@ import HTTP
 import Postgres
 
 /// Liveness, readiness and metrics (with the pool's gauges), for orchestrators and Prometheus.
-struct OpsRoutes {
+struct OpsRoutes: Sendable {
     let pool: PostgresPool
     let metrics: Metrics
 
     /// The statement readiness asks the database.
     static let ping: PostgresQuery = "select 1"
 
-    func register(on router: Router) {
+    /// Registers the pool's gauges with the metrics this group serves.
+    init(pool: PostgresPool, metrics: Metrics) {
+        self.pool = pool
+        self.metrics = metrics
         PoolMetrics.register(pool, on: metrics)
-        router.add(.GET, "/healthz") { _ in
-            .json(200, Array(#"{"status":"ok"}"#.utf8))
+    }
+
+    func health(_ request: HTTPRequest) async throws -> HTTPResponse {
+        .json(200, Array(#"{"status":"ok"}"#.utf8))
+    }
+
+    func readiness(_ request: HTTPRequest) async throws -> HTTPResponse {
+        do {
+            try await pool.execute(as: .anonymous, readOnly: true, Self.ping)
+            return .json(200, Array(#"{"status":"ready"}"#.utf8))
+        } catch {
+            throw HTTPError.unavailable(retryAfter: 1, detail: "the database is not reachable")
         }
-        router.add(.GET, "/readyz") { [pool] _ in
-            do {
-                try await pool.execute(as: .anonymous, readOnly: true, OpsRoutes.ping)
-                return .json(200, Array(#"{"status":"ready"}"#.utf8))
-            } catch {
-                throw HTTPError.unavailable(retryAfter: 1, detail: "the database is not reachable")
-            }
-        }
-        router.add(.GET, "/metrics") { [metrics] _ in
-            .text(200, metrics.render(), contentType: Metrics.contentType)
-        }
+    }
+
+    func metricsPage(_ request: HTTPRequest) async throws -> HTTPResponse {
+        .text(200, metrics.render(), contentType: Metrics.contentType)
     }
 }
 

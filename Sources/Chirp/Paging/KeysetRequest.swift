@@ -24,13 +24,11 @@ struct KeysetRequest {
     /// Rows to fetch: one more than the page, to know whether more exist.
     var fetchLimit: Int { limit + 1 }
 
-    /// The page from `fetchLimit` rows; `position` is where an item sits in the list's order.
-    func page<Item: JSONWritable>(
-        _ rows: [Item], cursors: CursorCodec, position: (Item) -> KeysetPosition
-    ) -> CursorPage<Item> {
+    /// The page from `fetchLimit` rows.
+    func page<Item: KeysetListItem>(_ rows: [Item], cursors: CursorCodec) -> CursorPage<Item> {
         let (items, hasMore) = rows.page(limit: limit)
         let next = hasMore
-            ? items.last.map { ListCursor(position: position($0), floor: nil).encode(with: cursors, scope: scope) }
+            ? items.last.map { ListCursor(position: $0.position, floor: nil).encode(with: cursors, scope: scope) }
             : nil
         return CursorPage(items: items, nextCursor: next, hasMore: hasMore)
     }

@@ -7,12 +7,6 @@ struct PostRoutes: Sendable {
     let services: Services
     let idempotency: Idempotency
 
-    func register(on router: Router) {
-        router.add(.POST, "/v1/posts", create)
-        router.add(.GET, "/v1/posts/:id", show)
-        router.add(.DELETE, "/v1/posts/:id", delete)
-    }
-
     func create(_ request: HTTPRequest) async throws -> HTTPResponse {
         let viewer = try services.authenticator.requireViewer(of: request)
         let body = try JSONBody(request, allowed: ["body"])
@@ -33,18 +27,12 @@ struct PostRoutes: Sendable {
         return .json(200, post)
     }
 
-    /// Only the author's own post is deleted: the policy hides everyone else's from the
-    /// DELETE, and the second statement tells "not yours" (403) from "not there" (404).
+    /// Only its author may delete a post.
+    static let deletion = OwnedDeletion(
+        delete: PostQueries.delete, exists: PostQueries.exists,
+        notYours: "only the author can delete a post", missing: "no such post")
+
     func delete(_ request: HTTPRequest) async throws -> HTTPResponse {
-        let viewer = try services.authenticator.requireViewer(of: request)
-        let id = try request.uuidParameter("id")
-        let (deleted, stillExists) = try await database {
-            try await services.pool.execute(as: .user(viewer), PostQueries.delete(id), PostQueries.exists(id))
-        }
-        if deleted == 1 { return .empty(204) }
-        if stillExists {
-            throw HTTPError.forbidden(detail: "only the author can delete a post")
-        }
-        throw HTTPError.notFound(detail: "no such post")
+        try await services.respond(to: request, deleting: Self.deletion)
     }
 }

@@ -6,12 +6,6 @@ import Postgres
 struct ProfileRoutes: Sendable {
     let services: Services
 
-    func register(on router: Router) {
-        router.add(.GET, "/v1/users/:username", show)
-        router.add(.GET, "/v1/me", me)
-        router.add(.PATCH, "/v1/me", updateMe)
-    }
-
     /// The profile and the first page of the user's posts, read concurrently on two
     /// connections, so the answer takes as long as the slower read.
     func show(_ request: HTTPRequest) async throws -> HTTPResponse {

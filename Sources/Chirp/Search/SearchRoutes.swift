@@ -7,11 +7,6 @@ import Postgres
 struct SearchRoutes: Sendable {
     let services: Services
 
-    func register(on router: Router) {
-        router.add(.GET, "/v1/search/posts", posts)
-        router.add(.GET, "/v1/search/users", users)
-    }
-
     func posts(_ request: HTTPRequest) async throws -> HTTPResponse {
         let viewer = try services.authenticator.viewer(of: request)
         let term = try SearchTerm(request)
