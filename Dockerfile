@@ -19,6 +19,9 @@ WORKDIR /build
 COPY Package.swift ./
 RUN swift package resolve
 COPY Sources ./Sources
+# The manifest names the test targets too, and SwiftPM loads no package whose targets' folders
+# are missing: they come along, and only `chirp` is built.
+COPY Tests ./Tests
 # The Swift runtime and Foundation are linked in statically, so the runtime image needs no
 # toolchain. The build folder is a cache mount: rebuilds after a code change are incremental.
 RUN --mount=type=cache,target=/build/.build \

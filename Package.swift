@@ -35,7 +35,7 @@ let package = Package(
         .target(name: "Chirp", dependencies: ["Postgres", "HTTP", "EventLoops", "CSodium"], swiftSettings: crossModule),
         .executableTarget(name: "ChirpCLI", dependencies: ["Chirp"], swiftSettings: crossModule),
         .executableTarget(name: "ChirpBenchScripts", dependencies: ["Chirp", "Postgres", "HTTP"]),
-        .target(name: "TestSupport", dependencies: ["Postgres", "EventLoops"], path: "Tests/TestSupport"),
+        .target(name: "TestSupport", dependencies: ["Postgres", "EventLoops"]),
         .testTarget(name: "PostgresTests", dependencies: ["Postgres", "EventLoops", "TestSupport"]),
         .testTarget(name: "HTTPTests", dependencies: ["HTTP", "EventLoops"]),
         .testTarget(name: "ChirpTests", dependencies: ["Chirp", "Postgres", "HTTP", "CSodium", "TestSupport"]),
