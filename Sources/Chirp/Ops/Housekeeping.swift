@@ -31,8 +31,8 @@ final class Housekeeping: Sendable {
 
     private static func runOnce(on pool: PostgresPool) async throws -> Int {
         let (purged, windows) = try await pool.execute(
-            as: .authService, HousekeepingQueries.purgeExpired(batchSize: batchSize),
-            HousekeepingQueries.purgeRateLimitWindows(batchSize: batchSize))
+            as: .authService, OpsQueries.purgeExpired(batchSize: batchSize),
+            OpsQueries.purgeRateLimitWindows(batchSize: batchSize))
         return purged + windows
     }
 }

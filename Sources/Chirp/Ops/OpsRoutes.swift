@@ -6,9 +6,6 @@ struct OpsRoutes: Sendable {
     let pool: PostgresPool
     let metrics: Metrics
 
-    /// The statement readiness asks the database.
-    static let ping: PostgresQuery = "select 1"
-
     /// Registers the pool's gauges with the metrics this group serves.
     init(pool: PostgresPool, metrics: Metrics) {
         self.pool = pool
@@ -22,7 +19,7 @@ struct OpsRoutes: Sendable {
 
     func readiness(_ request: HTTPRequest) async throws -> HTTPResponse {
         do {
-            try await pool.execute(as: .anonymous, readOnly: true, Self.ping)
+            try await pool.execute(as: .anonymous, readOnly: true, OpsQueries.ping)
             return .json(200, Array(#"{"status":"ready"}"#.utf8))
         } catch {
             throw HTTPError.unavailable(retryAfter: 1, detail: "the database is not reachable")

@@ -1,7 +1,10 @@
 import Postgres
 
-/// The SQL of housekeeping: bounded deletes of what has expired.
-enum HousekeepingQueries {
+/// The SQL of operations: readiness, and housekeeping's bounded deletes of what has expired.
+enum OpsQueries {
+    /// What readiness asks the database.
+    static let ping: PostgresQuery = "select 1"
+
     /// Expired refresh tokens and idempotency keys; returns how many went.
     static func purgeExpired(batchSize: Int) -> PostgresRead<Int> {
         PostgresQuery("select app.purge_expired(\(batchSize))").value(Int.self)

@@ -1,0 +1,45 @@
+import HTTP
+import Postgres
+
+/// Counts one attempt against a budget, in the database (shared by every instance), and
+/// reads the outcome back in the same statement.
+struct RateLimitCheck {
+    let limit: RateLimit
+    let key: String
+
+    /// The attempt's statement: it counts the attempt and returns the budget's state.
+    var statement: PostgresRead<Outcome> {
+        RateLimitQueries.count(bucket: "\(limit.name):\(key)", windowSeconds: limit.windowSeconds)
+            .onlyRow { [limit] row in
+                let (hits, reset) = try row.decode((Int, Int).self)
+                return Outcome(limit: limit, hits: hits, resetSeconds: reset)
+            }
+    }
+
+    struct Outcome {
+        let limit: RateLimit
+        let hits: Int
+        let resetSeconds: Int
+        var allowed: Bool { hits <= limit.limit }
+        var remaining: Int { max(0, limit.limit - hits) }
+    }
+}
+
+extension [RateLimitCheck.Outcome] {
+    /// The IETF `RateLimit-Policy` and `RateLimit` fields for the tightest budget, and, when a
+    /// budget is spent, the 429 to answer with.
+    func enforce() throws -> HTTPHeaders {
+        var headers = HTTPHeaders()
+        guard let tightest = self.min(by: { ($0.allowed ? 1 : 0, $0.remaining) < ($1.allowed ? 1 : 0, $1.remaining) }) else {
+            return headers
+        }
+        headers.set("RateLimit-Policy", map { "\"\($0.limit.name)\";q=\($0.limit.limit);w=\($0.limit.windowSeconds)" }.joined(separator: ", "))
+        headers.set("RateLimit", "\"\(tightest.limit.name)\";r=\(tightest.remaining);t=\(tightest.resetSeconds)")
+        if !tightest.allowed {
+            var error = HTTPError.tooManyRequests(retryAfter: tightest.resetSeconds, detail: "too many attempts; retry later")
+            for (name, value) in headers { error.headers.set(name, value) }
+            throw error
+        }
+        return headers
+    }
+}
