@@ -5,6 +5,7 @@ import Darwin
 #endif
 import CMicroHTTPD
 import EventLoops
+import Observability
 import Synchronization
 
 /// An HTTP/1.1 server on libmicrohttpd: keep-alive, pipelining, bounded connections, heads,

@@ -1,3 +1,4 @@
+import Observability
 import Synchronization
 
 /// Maps method and path to a handler. Patterns are `/`-separated literal segments and `:name`

@@ -1,4 +1,5 @@
 import CMicroHTTPD
+import Observability
 
 /// The access handler's state machine. libmicrohttpd calls it once with the headers, once per
 /// chunk of body, and once more when the body is complete; the response is queued on that last

@@ -1,4 +1,5 @@
 import CMicroHTTPD
+import Observability
 import Synchronization
 
 /// What every daemon of a server shares: the configuration, the middleware, the handler and the

@@ -1,6 +1,6 @@
 @testable import Chirp
 import Foundation
-import HTTP
+import Observability
 import Postgres
 import Synchronization
 import Testing

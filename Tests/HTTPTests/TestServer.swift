@@ -4,6 +4,7 @@ import Glibc
 import Darwin
 #endif
 import HTTP
+import Observability
 import Synchronization
 
 /// Counts handler calls, so a test can tell whether a request reached its handler.

@@ -1,4 +1,4 @@
-import HTTP
+import Observability
 import Postgres
 
 /// Ranks a fresh explore snapshot in the background every `interval`, so that requests find

@@ -1,4 +1,4 @@
-import HTTP
+import Observability
 import Postgres
 
 /// Deletes what nobody can use any more, a bounded batch at a time: expired refresh tokens

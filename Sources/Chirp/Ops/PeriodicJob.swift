@@ -1,5 +1,5 @@
 import Dispatch
-import HTTP
+import Observability
 import Synchronization
 
 /// Runs a blocking job every `interval` on a Dispatch queue of its own, never on Swift's

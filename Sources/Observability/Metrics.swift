@@ -75,7 +75,7 @@ public final class Metrics: Sendable {
     let buckets: [Double]
     private let stripes: [Stripe]
     let descriptions = Mutex(Descriptions())
-    let inFlight = Atomic<Int>(0)
+    private let inFlight = Atomic<Int>(0)
 
     public init(durationBuckets: [Double] = Metrics.defaultDurationBuckets) {
         buckets = durationBuckets.sorted()
@@ -118,6 +118,16 @@ public final class Metrics: Sendable {
         _ read: @escaping @Sendable () -> Double
     ) {
         descriptions.withLock { $0.gauges.append(Gauge(name: name, help: help, labels: labels, read: read)) }
+    }
+
+    /// A request entered the middleware chain; `requestLeft` balances it.
+    public func requestEntered() {
+        inFlight.add(1, ordering: .relaxed)
+    }
+
+    /// A request left the middleware chain with its response.
+    public func requestLeft() {
+        inFlight.subtract(1, ordering: .relaxed)
     }
 
     /// Requests currently inside the middleware chain.
