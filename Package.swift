@@ -36,8 +36,9 @@ let package = Package(
         .target(name: "Chirp", dependencies: ["Postgres", "HTTP", "Observability", "EventLoops", "CSodium"], swiftSettings: crossModule),
         .executableTarget(name: "ChirpCLI", dependencies: ["Chirp"], swiftSettings: crossModule),
         .testTarget(name: "PostgresTests", dependencies: ["Postgres", "EventLoops"]),
+        .testTarget(name: "EventLoopsTests", dependencies: ["EventLoops"]),
         .testTarget(name: "ObservabilityTests", dependencies: ["Observability"]),
-        .testTarget(name: "HTTPTests", dependencies: ["HTTP", "EventLoops", "Observability"]),
+        .testTarget(name: "HTTPTests", dependencies: ["HTTP", "Observability"]),
         .testTarget(name: "ChirpTests", dependencies: ["Chirp", "Postgres", "HTTP", "Observability", "CSodium"]),
     ],
     swiftLanguageModes: [.v6]
