@@ -18,7 +18,6 @@ enum MHDCallbacks {
         served(pointer)?.core
     }
 
-
     /// The connection's state, set when it opened and released when it closed.
     static func state(_ connection: OpaquePointer) -> ConnectionState? {
         guard let pointer = chirp_mhd_socket_context(connection) else { return nil }
@@ -67,7 +66,7 @@ enum MHDCallbacks {
         switch event {
         case .CONNECTION_NOTIFY_STARTED:
             let state = core.deadlines.opened(
-                socket: chirp_mhd_connection_fd(connection), address: ServerCore.clientAddress(connection))
+                socket: chirp_mhd_connection_fd(connection), address: MHDConnection.clientAddress(connection))
             socketContext.pointee = Unmanaged.passRetained(state).toOpaque()
         default:
             guard let pointer = socketContext.pointee else { return }

@@ -78,7 +78,9 @@ final class Listener: @unchecked Sendable {
                 return
             }
             let clientAddress = withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Self.text(of: $0) }
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { address in
+                    AddressText.read { chirp_sockaddr_ip(address, $0, $1) }
+                }
             }
             let configuration = core.configuration
             guard core.deadlines.admit(
@@ -93,16 +95,6 @@ final class Listener: @unchecked Sendable {
                 continue
             }
             target.adopt(client, address: address, length: length, clientAddress: clientAddress)
-        }
-    }
-
-    static func text(of address: UnsafePointer<sockaddr>) -> String {
-        withUnsafeTemporaryAllocation(of: CChar.self, capacity: 64) { buffer in
-            buffer.initialize(repeating: 0)
-            guard chirp_sockaddr_ip(address, buffer.baseAddress, buffer.count - 1) == 0, let start = buffer.baseAddress else {
-                return "unknown"
-            }
-            return String(cString: start)
         }
     }
 
