@@ -31,8 +31,7 @@ final class ServerCore: Sendable {
         do {
             response = try await handler(request)
         } catch {
-            ServerCore.logFailure(error, request: request, logger: logger)
-            response = Problem.response(for: error, requestID: request.requestID)
+            response = Problem.response(forThrown: error, by: request, logger: logger)
         }
         return finish(request, response)
     }
@@ -49,14 +48,5 @@ final class ServerCore: Sendable {
         var response = response
         for step in middleware.reversed() { step.didHandle(request, response: &response) }
         return response
-    }
-
-    static func logFailure(_ error: any Error, request: HTTPRequest, logger: Logger) {
-        guard !(error is HTTPError) else { return }
-        logger.error("handler failed", [
-            "requestId": .string(request.requestID),
-            "route": .string(request.route),
-            "error": .string(String(describing: error)),
-        ])
     }
 }

@@ -26,10 +26,17 @@ final class TestServer: Sendable {
     let server: HTTPServer
     let handled = CallCounter()
     let accessLog = LineSink()
+    /// The server's own log, errors only.
+    let serverLog = LineSink()
 
     var port: Int { server.port }
 
-    init(configure: (inout HTTPServerConfiguration) -> Void = { _ in }, extraRoutes: (Router) -> Void = { _ in }) throws {
+    /// - Parameter handler: serves every request instead of the router and its routes.
+    init(
+        configure: (inout HTTPServerConfiguration) -> Void = { _ in },
+        extraRoutes: (Router) -> Void = { _ in },
+        handler: HTTPHandler? = nil
+    ) throws {
         var configuration = HTTPServerConfiguration(host: "127.0.0.1", port: 0)
         configuration.maxBodyBytes = 1024
         configuration.connectionTimeout = .seconds(5)
@@ -55,14 +62,15 @@ final class TestServer: Sendable {
         extraRoutes(router)
 
         let accessLog = self.accessLog
+        let serverLog = self.serverLog
         server = try HTTPServer(
             configuration: configuration,
             middleware: [
                 RequestIDMiddleware(),
                 AccessLogMiddleware(logger: Logger(label: "access", sink: { accessLog.append($0) })),
             ],
-            logger: Logger(label: "http", minimumLevel: .error, sink: { _ in }),
-            handler: router.respond)
+            logger: Logger(label: "http", minimumLevel: .error, sink: { serverLog.append($0) }),
+            handler: handler ?? router.respond)
         try server.start()
     }
 
