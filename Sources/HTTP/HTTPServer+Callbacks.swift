@@ -32,7 +32,7 @@ enum MHDCallbacks {
         if let uri, strlen(uri) <= core.configuration.maxURLBytes {
             target = String(cString: uri)
         }
-        core.requestsInFlight.add(1, ordering: .relaxed)
+        core.requestBegan()
         state(connection)?.startWaiting()
         return Unmanaged.passRetained(RequestContext(target: target)).toOpaque()
     }
@@ -53,7 +53,7 @@ enum MHDCallbacks {
         guard let core = core(cls), let contextPointer, let raw = contextPointer.pointee else { return }
         contextPointer.pointee = nil
         Unmanaged<RequestContext>.fromOpaque(raw).release()
-        core.requestsInFlight.subtract(1, ordering: .relaxed)
+        core.requestCompleted()
         // On a kept-alive connection, the clock now runs for the next request.
         if let connection { state(connection)?.startWaiting() }
     }

@@ -1,4 +1,5 @@
 import CMicroHTTPD
+import Dispatch
 import Observability
 import Synchronization
 
@@ -15,6 +16,9 @@ final class ServerCore: Sendable {
     let requestsInFlight = Atomic<Int>(0)
     /// Set once shutdown starts: responses then close their connection.
     let draining = Atomic<Bool>(false)
+    /// Signalled when the count in flight falls to zero while draining (see
+    /// `ServerCore+Draining`).
+    let drained = DispatchSemaphore(value: 0)
 
     init(configuration: HTTPServerConfiguration, middleware: [any HTTPMiddleware], logger: Logger, handler: @escaping HTTPHandler) {
         self.configuration = configuration

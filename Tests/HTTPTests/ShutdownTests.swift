@@ -30,6 +30,31 @@ import Testing
         #expect(throws: RawConnection.Failure.self) { try server.connect() }
     }
 
+    /// Shutdown wakes as the last request completes, however far off its deadline is.
+    @Test func shutdownReturnsAsTheLastRequestCompletes() throws {
+        let server = try TestServer()
+        let connection = try Self.sleepingRequest(400, on: server)
+        let started = ContinuousClock.now
+        server.server.shutdown(deadline: .now + .seconds(30))
+        let elapsed = started.duration(to: .now)
+        #expect(elapsed >= .milliseconds(300) && elapsed < .seconds(3))
+        #expect(try connection.readResponse(timeout: .seconds(1)).text == "slept 400")
+        #expect(server.server.requestsInFlight == 0)
+    }
+
+    /// A kept-alive connection between requests has nothing in flight: shutdown does not wait
+    /// for it.
+    @Test func shutdownWithNothingInFlightReturnsAtOnce() throws {
+        let server = try TestServer()
+        let connection = try server.connect()
+        try connection.send("GET /hello HTTP/1.1\r\nHost: t\r\n\r\n")
+        #expect(try connection.readResponse().status == 200)
+        let started = ContinuousClock.now
+        server.server.shutdown(deadline: .now + .seconds(30))
+        #expect(started.duration(to: .now) < .seconds(2))
+        #expect(connection.waitForClose(timeout: .seconds(1)))
+    }
+
     @Test func shutdownGivesUpAtTheDeadlineForStalledUploads() throws {
         let server = try TestServer()
         let connection = try server.connect()
