@@ -98,6 +98,18 @@ import Testing
         #expect(try server.get("/hello").status == 200)
     }
 
+    @Test func anIPv6AddressBindsAndAHostNameIsRefused() throws {
+        let server = try TestServer(configure: { $0.host = "::1" })
+        defer { server.stop() }
+        #expect(server.port > 0)
+        #expect(throws: HTTPServerError.invalidHost("localhost")) {
+            try TestServer(configure: {
+                $0.host = "localhost"
+                $0.eventLoops = 1
+            })
+        }
+    }
+
     /// Sends `GET /sleep/<milliseconds>` and returns once its handler is running.
     private static func sleepingRequest(_ milliseconds: Int, on server: TestServer) throws -> RawConnection {
         let connection = try server.connect()
