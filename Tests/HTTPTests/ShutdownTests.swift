@@ -34,9 +34,7 @@ import Testing
     @Test func shutdownReturnsAsTheLastRequestCompletes() throws {
         let server = try TestServer()
         let connection = try Self.sleepingRequest(400, on: server)
-        let started = ContinuousClock.now
-        server.server.shutdown(deadline: .now + .seconds(30))
-        let elapsed = started.duration(to: .now)
+        let elapsed = Self.shutdown(server, deadline: .seconds(30))
         #expect(elapsed >= .milliseconds(300) && elapsed < .seconds(3))
         #expect(try connection.readResponse(timeout: .seconds(1)).text == "slept 400")
         #expect(server.server.requestsInFlight == 0)
@@ -46,12 +44,9 @@ import Testing
     /// for it.
     @Test func shutdownWithNothingInFlightReturnsAtOnce() throws {
         let server = try TestServer()
-        let connection = try server.connect()
-        try connection.send("GET /hello HTTP/1.1\r\nHost: t\r\n\r\n")
+        let connection = try server.send(TestServer.getHello)
         #expect(try connection.readResponse().status == 200)
-        let started = ContinuousClock.now
-        server.server.shutdown(deadline: .now + .seconds(30))
-        #expect(started.duration(to: .now) < .seconds(2))
+        #expect(Self.shutdown(server, deadline: .seconds(30)) < .seconds(2))
         #expect(connection.waitForClose(timeout: .seconds(1)))
     }
 
@@ -61,9 +56,7 @@ import Testing
         // A request that never finishes arriving.
         try connection.send("POST /echo HTTP/1.1\r\nHost: t\r\nContent-Length: 100\r\n\r\nabc")
         usleep(100_000)
-        let started = ContinuousClock.now
-        server.server.shutdown(deadline: .now + .milliseconds(300))
-        let elapsed = started.duration(to: .now)
+        let elapsed = Self.shutdown(server, deadline: .milliseconds(300))
         #expect(elapsed >= .milliseconds(250) && elapsed < .seconds(2))
         #expect(connection.waitForClose(timeout: .seconds(1)))
     }
@@ -74,9 +67,7 @@ import Testing
         let server = try TestServer()
         let connection = try Self.sleepingRequest(1200, on: server)
 
-        let started = ContinuousClock.now
-        server.server.shutdown(deadline: .now + .milliseconds(300))
-        let elapsed = started.duration(to: .now)
+        let elapsed = Self.shutdown(server, deadline: .milliseconds(300))
         #expect(elapsed >= .milliseconds(250) && elapsed < .seconds(1))
         #expect(connection.waitForClose(timeout: .seconds(1)))
         #expect(server.server.requestsInFlight == 0)
@@ -110,10 +101,16 @@ import Testing
         }
     }
 
+    /// Shuts the server down with its deadline `deadline` from now; how long that took.
+    private static func shutdown(_ server: TestServer, deadline: Duration) -> Duration {
+        let started = ContinuousClock.now
+        server.server.shutdown(deadline: started + deadline)
+        return started.duration(to: .now)
+    }
+
     /// Sends `GET /sleep/<milliseconds>` and returns once its handler is running.
     private static func sleepingRequest(_ milliseconds: Int, on server: TestServer) throws -> RawConnection {
-        let connection = try server.connect()
-        try connection.send("GET /sleep/\(milliseconds) HTTP/1.1\r\nHost: t\r\n\r\n")
+        let connection = try server.send("GET /sleep/\(milliseconds) HTTP/1.1\r\nHost: t\r\n\r\n")
         let waitStart = ContinuousClock.now
         while server.handled.value == 0 && waitStart.duration(to: .now) < .seconds(2) { usleep(1000) }
         #expect(server.handled.value == 1)

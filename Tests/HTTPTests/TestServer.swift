@@ -78,15 +78,27 @@ final class TestServer: Sendable {
         server.shutdown(deadline: .now + .seconds(2))
     }
 
+    /// The request most tests send to see that the server still serves.
+    static let getHello = "GET /hello HTTP/1.1\r\nHost: t\r\n\r\n"
+
     func connect() throws -> RawConnection {
         try RawConnection(port: port)
     }
 
+    /// A fresh connection that has sent `request`.
+    func send(_ request: String) throws -> RawConnection {
+        try send(Array(request.utf8))
+    }
+
+    func send(_ bytes: [UInt8]) throws -> RawConnection {
+        let connection = try connect()
+        try connection.send(bytes)
+        return connection
+    }
+
     /// One GET on a fresh connection.
     func get(_ path: String, headers: String = "") throws -> RawConnection.Response {
-        let connection = try connect()
-        try connection.send("GET \(path) HTTP/1.1\r\nHost: test\r\n\(headers)\r\n")
-        return try connection.readResponse()
+        try send("GET \(path) HTTP/1.1\r\nHost: test\r\n\(headers)\r\n").readResponse()
     }
 
     /// Waits until libmicrohttpd has released every request and connection, or the timeout.
