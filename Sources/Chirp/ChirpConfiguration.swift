@@ -1,5 +1,6 @@
 import Foundation
 import HTTP
+import Observability
 import Postgres
 
 /// Everything the service needs to run, already validated.

@@ -1,6 +1,7 @@
 import EventLoops
 import Foundation
 import HTTP
+import Observability
 import Postgres
 
 /// The running service: the connection pool, the routes, and the HTTP server in front, all on

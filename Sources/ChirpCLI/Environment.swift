@@ -1,6 +1,7 @@
 import Chirp
 import Foundation
 import HTTP
+import Observability
 import Postgres
 
 /// Reads the service's settings from environment variables and says plainly which one is

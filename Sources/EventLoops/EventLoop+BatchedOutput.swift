@@ -4,9 +4,9 @@ import Glibc
 
 /// Log lines written from a loop are batched: a busy loop would otherwise make one `write(2)`
 /// per request for its access log line. They go out `outputDelay` after the first of a batch
-/// was queued, or once they fill a batch, whichever comes first. Going out whenever the loop
-/// was about to sleep still made a write for every other request under load, since a loop
-/// waiting on its database sleeps that often.
+/// was queued, or once they fill a batch, whichever comes first. Flushing whenever the loop is
+/// about to sleep would not batch under load: a loop waiting on its database sleeps between
+/// almost every pair of requests.
 extension EventLoop {
     /// A batch's size: a write to a pipe of at most `PIPE_BUF` bytes is never interleaved with
     /// another writer's, so lines from several loops stay whole.
@@ -15,13 +15,14 @@ extension EventLoop {
     /// The longest a queued line waits.
     public static let outputDelay: Duration = .milliseconds(50)
 
-    /// Queues whole lines (newline included) for `descriptor`. Loop thread only.
+    /// Queues whole lines (newline included) for `descriptor`. On the loop thread only.
     public func writeBatched(_ lines: [UInt8], to descriptor: Int32 = 2) {
         lines.withUnsafeBytes { writeBatched($0, to: descriptor) }
     }
 
     /// The same, for lines in memory the caller owns; they are copied before this returns.
     public func writeBatched(_ lines: UnsafeRawBufferPointer, to descriptor: Int32 = 2) {
+        assertInLoop()
         if descriptor != pendingDescriptor || pendingOutput.count + lines.count > Self.outputBatch {
             flushBatchedOutput()
             pendingDescriptor = descriptor
@@ -37,8 +38,9 @@ extension EventLoop {
         }
     }
 
-    /// Writes what is queued now. Loop thread only.
+    /// Writes what is queued now. On the loop thread only.
     public func flushBatchedOutput() {
+        assertInLoop()
         guard !pendingOutput.isEmpty else { return }
         Descriptor.writeAll(pendingOutput, to: pendingDescriptor)
         pendingOutput.removeAll(keepingCapacity: true)

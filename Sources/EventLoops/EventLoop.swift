@@ -43,7 +43,7 @@ public final class EventLoop: TaskExecutor, @unchecked Sendable {
         case waiting(UnsafeContinuation<Void, any Error>)
     }
 
-    // Loop thread only.
+    // Touched on the loop thread only: the methods that reach them assert it.
     /// Indexed by descriptor: descriptors are small and reused, so each event finds its
     /// watcher with an array load rather than a hash, and a wait stores its continuation
     /// without a closure around it.
@@ -99,6 +99,12 @@ public final class EventLoop: TaskExecutor, @unchecked Sendable {
 
     /// Whether the caller runs on this loop's thread.
     public var inLoop: Bool { EventLoop.current === self }
+
+    /// Stops a debug build where a loop-thread-only method is called from another thread; a
+    /// release build compiles it out, so the loop's own calls cost nothing.
+    func assertInLoop(_ function: StaticString = #function, file: StaticString = #file, line: UInt = #line) {
+        assert(inLoop, "\(function) runs on its event loop's thread only", file: file, line: line)
+    }
 
     /// The loop whose thread the caller runs on, if any.
     public static var current: EventLoop? {
@@ -159,8 +165,9 @@ public final class EventLoop: TaskExecutor, @unchecked Sendable {
     // MARK: On the loop thread
 
     /// Calls `handler` with the epoll events each time `socket` is ready for `events`, until
-    /// `unwatch`. Loop thread only.
+    /// `unwatch`. On the loop thread only.
     public func watch(_ socket: Int32, events: UInt32, handler: @escaping (UInt32) -> Void) throws(EventLoopError) {
+        assertInLoop()
         var event = epoll_event(events: events, data: epoll_data_t(fd: socket))
         guard epoll_ctl(epoll, EPOLL_CTL_ADD, socket, &event) == 0 else {
             throw EventLoopError(operation: "epoll_ctl", code: errno)
@@ -168,8 +175,9 @@ public final class EventLoop: TaskExecutor, @unchecked Sendable {
         setWatcher(.repeating(handler), for: socket)
     }
 
-    /// Loop thread only.
+    /// Stops watching `socket`. On the loop thread only.
     public func unwatch(_ socket: Int32) {
+        assertInLoop()
         guard watcher(for: socket) != nil else { return }
         setWatcher(nil, for: socket)
         var event = epoll_event()
@@ -178,8 +186,9 @@ public final class EventLoop: TaskExecutor, @unchecked Sendable {
 
     /// Resumes `continuation` once, when `socket` is next ready for `events` (or has failed).
     /// The socket stays registered, disarmed, until it is closed, which takes it out of epoll;
-    /// a later socket with the same number is registered afresh. Loop thread only.
+    /// a later socket with the same number is registered afresh. On the loop thread only.
     private func arm(_ socket: Int32, events: UInt32, _ continuation: UnsafeContinuation<Void, any Error>) {
+        assertInLoop()
         var event = epoll_event(events: events | EPOLLONESHOT.rawValue, data: epoll_data_t(fd: socket))
         if epoll_ctl(epoll, EPOLL_CTL_MOD, socket, &event) != 0 {
             guard errno == ENOENT, epoll_ctl(epoll, EPOLL_CTL_ADD, socket, &event) == 0 else {
@@ -204,11 +213,15 @@ public final class EventLoop: TaskExecutor, @unchecked Sendable {
         watchers[index] = watcher
     }
 
-    /// Timers set and not fired yet. Loop thread only.
-    public var scheduledTimerCount: Int { timers.count }
+    /// Timers set and not fired yet. On the loop thread only.
+    public var scheduledTimerCount: Int {
+        assertInLoop()
+        return timers.count
+    }
 
-    /// Runs `action` on the loop once `delay` has passed. Loop thread only.
+    /// Runs `action` on the loop once `delay` has passed. On the loop thread only.
     public func schedule(after delay: Duration, _ action: @escaping () -> Void) {
+        assertInLoop()
         let (seconds, attoseconds) = delay.components
         let deadline = Self.now() + seconds * 1_000_000_000 + attoseconds / 1_000_000_000
         let index = timers.firstIndex { $0.deadline <= deadline } ?? timers.endIndex

@@ -1,3 +1,5 @@
+import Observability
+
 /// One log line per request: time, level, method, route, status, durationMs, requestId, remote.
 /// It logs the route pattern rather than the path, and never the query, headers or body, so
 /// tokens and personal data stay out of the logs.
@@ -20,19 +22,5 @@ public struct AccessLogMiddleware: HTTPMiddleware {
             ("requestId", .string(request.requestID)),
             ("remote", .string(request.remoteAddress)),
         ])
-    }
-}
-
-extension Duration {
-    /// Milliseconds, rounded to microseconds.
-    var milliseconds: Double {
-        let (seconds, attoseconds) = components
-        let micros = Double(seconds) * 1_000_000 + Double(attoseconds / 1_000_000_000_000)
-        return micros / 1000
-    }
-
-    var seconds: Double {
-        let (seconds, attoseconds) = components
-        return Double(seconds) + Double(attoseconds) / 1e18
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import Observability
 import Synchronization
 
 /// A thread that enforces the whole-request deadline a few times a second.

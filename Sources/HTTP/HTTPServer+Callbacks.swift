@@ -18,7 +18,6 @@ enum MHDCallbacks {
         served(pointer)?.core
     }
 
-
     /// The connection's state, set when it opened and released when it closed.
     static func state(_ connection: OpaquePointer) -> ConnectionState? {
         guard let pointer = chirp_mhd_socket_context(connection) else { return nil }
@@ -33,7 +32,7 @@ enum MHDCallbacks {
         if let uri, strlen(uri) <= core.configuration.maxURLBytes {
             target = String(cString: uri)
         }
-        core.requestsInFlight.add(1, ordering: .relaxed)
+        core.requestBegan()
         state(connection)?.startWaiting()
         return Unmanaged.passRetained(RequestContext(target: target)).toOpaque()
     }
@@ -54,7 +53,7 @@ enum MHDCallbacks {
         guard let core = core(cls), let contextPointer, let raw = contextPointer.pointee else { return }
         contextPointer.pointee = nil
         Unmanaged<RequestContext>.fromOpaque(raw).release()
-        core.requestsInFlight.subtract(1, ordering: .relaxed)
+        core.requestCompleted()
         // On a kept-alive connection, the clock now runs for the next request.
         if let connection { state(connection)?.startWaiting() }
     }
@@ -67,7 +66,7 @@ enum MHDCallbacks {
         switch event {
         case .CONNECTION_NOTIFY_STARTED:
             let state = core.deadlines.opened(
-                socket: chirp_mhd_connection_fd(connection), address: ServerCore.clientAddress(connection))
+                socket: chirp_mhd_connection_fd(connection), address: MHDConnection.clientAddress(connection))
             socketContext.pointee = Unmanaged.passRetained(state).toOpaque()
         default:
             guard let pointer = socketContext.pointee else { return }

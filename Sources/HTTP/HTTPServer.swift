@@ -1,10 +1,6 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import CMicroHTTPD
 import EventLoops
+import Observability
 import Synchronization
 
 /// An HTTP/1.1 server on libmicrohttpd: keep-alive, pipelining, bounded connections, heads,
@@ -110,12 +106,9 @@ public final class HTTPServer: Sendable {
             return running
         }
         guard let running = taken else { return }
-        core.draining.store(true, ordering: .relaxed)
+        core.startDraining()
         running.listener.stop()
-        while core.requestsInFlight.load(ordering: .relaxed) > 0 && ContinuousClock.now < deadline {
-            usleep(5_000)
-        }
-        let unfinished = core.requestsInFlight.load(ordering: .relaxed)
+        let unfinished = core.waitUntilDrained(by: deadline)
         for served in running.daemons { served.stop() }
         running.watchdog.stop()
         if ownsLoops { loops.forEach { $0.stop() } }

@@ -8,7 +8,7 @@ import EventLoops
 /// limits, and hands each admitted one to the daemon with the fewest connections, on that
 /// daemon's loop (`MHD_add_connection`). So connections spread evenly over the loops whatever
 /// their addresses, and the limits are counted in one place.
-final class Listener: @unchecked Sendable {
+final class Listener: Sendable {
     let socket: Int32
     let port: Int
     private let loop: EventLoop
@@ -78,7 +78,9 @@ final class Listener: @unchecked Sendable {
                 return
             }
             let clientAddress = withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Self.text(of: $0) }
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { address in
+                    AddressText.read { chirp_sockaddr_ip(address, $0, $1) }
+                }
             }
             let configuration = core.configuration
             guard core.deadlines.admit(
@@ -96,49 +98,41 @@ final class Listener: @unchecked Sendable {
         }
     }
 
-    static func text(of address: UnsafePointer<sockaddr>) -> String {
-        withUnsafeTemporaryAllocation(of: CChar.self, capacity: 64) { buffer in
-            buffer.initialize(repeating: 0)
-            guard chirp_sockaddr_ip(address, buffer.baseAddress, buffer.count - 1) == 0, let start = buffer.baseAddress else {
-                return "unknown"
-            }
-            return String(cString: start)
-        }
-    }
-
+    /// A listening socket on the configured host, which must be an IPv4 or IPv6 address.
     private static func bind(_ configuration: HTTPServerConfiguration) throws -> Int32 {
-        func listening(family: Int32, _ address: UnsafePointer<sockaddr>, _ length: Int) throws -> Int32 {
-            let descriptor = Glibc.socket(family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue | SOCK_CLOEXEC.rawValue), 0)
-            guard descriptor >= 0 else { throw HTTPServerError.startFailed(host: configuration.host, port: configuration.port) }
-            var on: Int32 = 1
-            _ = setsockopt(descriptor, SOL_SOCKET, SO_REUSEADDR, &on, socklen_t(MemoryLayout<Int32>.size))
-            if family == AF_INET6 {
-                _ = setsockopt(descriptor, Int32(IPPROTO_IPV6), IPV6_V6ONLY, &on, socklen_t(MemoryLayout<Int32>.size))
-            }
-            guard Glibc.bind(descriptor, address, socklen_t(length)) == 0,
-                  listen(descriptor, Int32(configuration.listenBacklog)) == 0
-            else {
-                close(descriptor)
-                throw HTTPServerError.startFailed(host: configuration.host, port: configuration.port)
-            }
-            return descriptor
-        }
         var ipv4 = sockaddr_in()
         if inet_pton(AF_INET, configuration.host, &ipv4.sin_addr) == 1 {
             ipv4.sin_family = sa_family_t(AF_INET)
             ipv4.sin_port = UInt16(configuration.port).bigEndian
-            return try withUnsafePointer(to: &ipv4) {
-                try $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { try listening(family: AF_INET, $0, MemoryLayout<sockaddr_in>.size) }
-            }
+            return try listening(on: ipv4, family: AF_INET, configuration)
         }
         var ipv6 = sockaddr_in6()
         if inet_pton(AF_INET6, configuration.host, &ipv6.sin6_addr) == 1 {
             ipv6.sin6_family = sa_family_t(AF_INET6)
             ipv6.sin6_port = UInt16(configuration.port).bigEndian
-            return try withUnsafePointer(to: &ipv6) {
-                try $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { try listening(family: AF_INET6, $0, MemoryLayout<sockaddr_in6>.size) }
-            }
+            return try listening(on: ipv6, family: AF_INET6, configuration)
         }
         throw HTTPServerError.invalidHost(configuration.host)
+    }
+
+    /// A non-blocking socket of `family` bound to `address` (its `sockaddr_in` or
+    /// `sockaddr_in6`) and listening.
+    private static func listening<Address>(on address: Address, family: Int32, _ configuration: HTTPServerConfiguration) throws -> Int32 {
+        let failed = HTTPServerError.startFailed(host: configuration.host, port: configuration.port)
+        let descriptor = Glibc.socket(family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue | SOCK_CLOEXEC.rawValue), 0)
+        guard descriptor >= 0 else { throw failed }
+        var on: Int32 = 1
+        _ = setsockopt(descriptor, SOL_SOCKET, SO_REUSEADDR, &on, socklen_t(MemoryLayout<Int32>.size))
+        if family == AF_INET6 {
+            _ = setsockopt(descriptor, Int32(IPPROTO_IPV6), IPV6_V6ONLY, &on, socklen_t(MemoryLayout<Int32>.size))
+        }
+        let bound = withUnsafePointer(to: address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.bind(descriptor, $0, socklen_t(MemoryLayout<Address>.size)) }
+        }
+        guard bound == 0, listen(descriptor, Int32(configuration.listenBacklog)) == 0 else {
+            close(descriptor)
+            throw failed
+        }
+        return descriptor
     }
 }

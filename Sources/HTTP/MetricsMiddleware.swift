@@ -1,3 +1,5 @@
+import Observability
+
 /// Counts every request into `Metrics` by route pattern, method and status.
 public struct MetricsMiddleware: HTTPMiddleware {
     private let metrics: Metrics
@@ -7,11 +9,11 @@ public struct MetricsMiddleware: HTTPMiddleware {
     }
 
     public func willHandle(_ request: HTTPRequest) {
-        metrics.inFlight.add(1, ordering: .relaxed)
+        metrics.requestEntered()
     }
 
     public func didHandle(_ request: HTTPRequest, response: inout HTTPResponse) {
-        metrics.inFlight.subtract(1, ordering: .relaxed)
+        metrics.requestLeft()
         metrics.observeRequest(
             route: response.route ?? request.route,
             method: request.unknownMethod == nil ? request.method.rawValue : "OTHER",

@@ -1,3 +1,5 @@
+import Observability
+
 /// Renders errors as RFC 9457 problem details (`application/problem+json`).
 public enum Problem {
     public static let contentType = "application/problem+json"

@@ -1,3 +1,4 @@
+import Observability
 import Synchronization
 
 /// Maps method and path to a handler. Patterns are `/`-separated literal segments and `:name`
@@ -115,14 +116,7 @@ public final class Router: Sendable {
             do {
                 response = try await route.handler(request)
             } catch {
-                if !(error is HTTPError) {
-                    logger.error("handler failed", [
-                        "requestId": .string(request.requestID),
-                        "route": .string(route.pattern),
-                        "error": .string(String(describing: error)),
-                    ])
-                }
-                response = Problem.response(for: error, requestID: request.requestID)
+                response = Problem.response(forThrown: error, by: request, logger: logger)
             }
             response.route = route.pattern
             return response

@@ -1,4 +1,6 @@
 import CMicroHTTPD
+import Dispatch
+import Observability
 import Synchronization
 
 /// What every daemon of a server shares: the configuration, the middleware, the handler and the
@@ -14,6 +16,9 @@ final class ServerCore: Sendable {
     let requestsInFlight = Atomic<Int>(0)
     /// Set once shutdown starts: responses then close their connection.
     let draining = Atomic<Bool>(false)
+    /// Signalled when the count in flight falls to zero while draining (see
+    /// `ServerCore+Draining`).
+    let drained = DispatchSemaphore(value: 0)
 
     init(configuration: HTTPServerConfiguration, middleware: [any HTTPMiddleware], logger: Logger, handler: @escaping HTTPHandler) {
         self.configuration = configuration
@@ -30,8 +35,7 @@ final class ServerCore: Sendable {
         do {
             response = try await handler(request)
         } catch {
-            ServerCore.logFailure(error, request: request, logger: logger)
-            response = Problem.response(for: error, requestID: request.requestID)
+            response = Problem.response(forThrown: error, by: request, logger: logger)
         }
         return finish(request, response)
     }
@@ -48,14 +52,5 @@ final class ServerCore: Sendable {
         var response = response
         for step in middleware.reversed() { step.didHandle(request, response: &response) }
         return response
-    }
-
-    static func logFailure(_ error: any Error, request: HTTPRequest, logger: Logger) {
-        guard !(error is HTTPError) else { return }
-        logger.error("handler failed", [
-            "requestId": .string(request.requestID),
-            "route": .string(request.route),
-            "error": .string(String(describing: error)),
-        ])
     }
 }

@@ -1,7 +1,7 @@
 @testable import Chirp
 import EventLoops
 import Foundation
-import HTTP
+import Observability
 import Postgres
 import Synchronization
 import TestSupport

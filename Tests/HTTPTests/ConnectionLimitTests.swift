@@ -12,11 +12,11 @@ import Testing
         defer { server.stop() }
         var held = [try server.connect(), try server.connect()]
         for connection in held {
-            try connection.send("GET /hello HTTP/1.1\r\nHost: t\r\n\r\n")
+            try connection.send(TestServer.getHello)
             #expect(try connection.readResponse().status == 200)
         }
         let third = try server.connect()
-        try? third.send("GET /hello HTTP/1.1\r\nHost: t\r\n\r\n")
+        try? third.send(TestServer.getHello)
         #expect(third.waitForClose(timeout: .seconds(1)))
 
         // A freed slot is usable again.
@@ -39,11 +39,11 @@ import Testing
         defer { server.stop() }
         let held = try (0..<3).map { _ in try server.connect() }
         for connection in held {
-            try connection.send("GET /hello HTTP/1.1\r\nHost: t\r\n\r\n")
+            try connection.send(TestServer.getHello)
             #expect(try connection.readResponse().status == 200)
         }
         let extra = try server.connect()
-        try? extra.send("GET /hello HTTP/1.1\r\nHost: t\r\n\r\n")
+        try? extra.send(TestServer.getHello)
         // The held connections stay open to the end: an optimised build may end a value's life
         // at its last use, which would free their slots.
         withExtendedLifetime(held) {

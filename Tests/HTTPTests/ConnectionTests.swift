@@ -5,8 +5,7 @@ import Testing
     @Test func keepAliveServesTwoRequestsOnOneConnection() throws {
         let server = try TestServer()
         defer { server.stop() }
-        let connection = try server.connect()
-        try connection.send("GET /hello HTTP/1.1\r\nHost: t\r\n\r\n")
+        let connection = try server.send(TestServer.getHello)
         let first = try connection.readResponse()
         #expect(first.status == 200)
         #expect(first.headers["Connection"]?.lowercased() != "close")
@@ -23,8 +22,7 @@ import Testing
         // answers the other connection at once.
         let server = try TestServer(configure: { $0.eventLoops = 1 })
         defer { server.stop() }
-        let slow = try server.connect()
-        try slow.send("GET /sleep/800 HTTP/1.1\r\nHost: t\r\n\r\n")
+        let slow = try server.send("GET /sleep/800 HTTP/1.1\r\nHost: t\r\n\r\n")
         let started = ContinuousClock.now
         for _ in 0..<5 {
             #expect(try server.get("/hello").status == 200)
@@ -53,7 +51,7 @@ import Testing
         let connection = try server.connect()
         try connection.send(
             "POST /echo HTTP/1.1\r\nHost: t\r\nContent-Length: 3\r\n\r\none"
-                + "GET /hello HTTP/1.1\r\nHost: t\r\n\r\n"
+                + TestServer.getHello
                 + "POST /echo HTTP/1.1\r\nHost: t\r\nContent-Length: 5\r\n\r\nthree")
         #expect(try connection.readResponse().text == "one")
         #expect(try connection.readResponse().text == "hello")
@@ -63,8 +61,7 @@ import Testing
     @Test func headSendsLengthButNoBody() throws {
         let server = try TestServer()
         defer { server.stop() }
-        let connection = try server.connect()
-        try connection.send("HEAD /hello HTTP/1.1\r\nHost: t\r\n\r\nGET /hello HTTP/1.1\r\nHost: t\r\n\r\n")
+        let connection = try server.send("HEAD /hello HTTP/1.1\r\nHost: t\r\n\r\nGET /hello HTTP/1.1\r\nHost: t\r\n\r\n")
         let head = try connection.readResponse(bodyless: true)
         #expect(head.status == 200)
         #expect(head.headers["Content-Length"] == "5")

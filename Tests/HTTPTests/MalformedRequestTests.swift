@@ -8,30 +8,39 @@ import Testing
     static let corpus: [(name: String, bytes: [UInt8])] = [
         ("garbage request line", Array("GARBAGE\r\n\r\n".utf8)),
         ("method only", Array("GET\r\n\r\n".utf8)),
-        ("no version", Array("GET /hello\r\nHost: t\r\n\r\n".utf8)),
-        ("extra token in request line", Array("GET /hello HTTP/1.1 extra\r\nHost: t\r\n\r\n".utf8)),
-        ("space in target", Array("GET /he llo HTTP/1.1\r\nHost: t\r\n\r\n".utf8)),
-        ("absolute-form target", Array("GET http://t/hello HTTP/1.1\r\nHost: t\r\n\r\n".utf8)),
-        ("unknown version", Array("GET /hello HTTP/9.9\r\nHost: t\r\n\r\n".utf8)),
+        ("no version", request("GET /hello")),
+        ("extra token in request line", request("GET /hello HTTP/1.1 extra")),
+        ("space in target", request("GET /he llo HTTP/1.1")),
+        ("absolute-form target", request("GET http://t/hello HTTP/1.1")),
+        ("unknown version", request("GET /hello HTTP/9.9")),
         ("HTTP/1.1 without Host", Array("GET /hello HTTP/1.1\r\n\r\n".utf8)),
-        ("NUL in request line", Array("GET /hel".utf8) + [0] + Array("lo HTTP/1.1\r\nHost: t\r\n\r\n".utf8)),
-        ("control byte in method", Array("G\u{1}T /hello HTTP/1.1\r\nHost: t\r\n\r\n".utf8)),
-        ("negative Content-Length", Array("POST /echo HTTP/1.1\r\nHost: t\r\nContent-Length: -1\r\n\r\n".utf8)),
-        ("non-numeric Content-Length", Array("POST /echo HTTP/1.1\r\nHost: t\r\nContent-Length: 12abc\r\n\r\n".utf8)),
-        ("conflicting Content-Lengths", Array("POST /echo HTTP/1.1\r\nHost: t\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\nab".utf8)),
-        ("huge Content-Length", Array("POST /echo HTTP/1.1\r\nHost: t\r\nContent-Length: 99999999999999999999999\r\n\r\n".utf8)),
-        ("huge chunk size", Array("POST /echo HTTP/1.1\r\nHost: t\r\nTransfer-Encoding: chunked\r\n\r\nFFFFFFFFFFFFFFFFFFFF\r\nabc\r\n".utf8)),
-        ("bad chunk size", Array("POST /echo HTTP/1.1\r\nHost: t\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\nabc\r\n0\r\n\r\n".utf8)),
-        ("absurd header count", Array(("GET /hello HTTP/1.1\r\nHost: t\r\n" + (0..<5000).map { "X-\($0): y\r\n" }.joined() + "\r\n").utf8)),
+        ("NUL in request line", request("GET /hel\0lo HTTP/1.1")),
+        ("control byte in method", request("G\u{1}T /hello HTTP/1.1")),
+        ("negative Content-Length", post("Content-Length: -1")),
+        ("non-numeric Content-Length", post("Content-Length: 12abc")),
+        ("conflicting Content-Lengths", post("Content-Length: 1\r\nContent-Length: 2", body: "ab")),
+        ("huge Content-Length", post("Content-Length: 99999999999999999999999")),
+        ("huge chunk size", post("Transfer-Encoding: chunked", body: "FFFFFFFFFFFFFFFFFFFF\r\nabc\r\n")),
+        ("bad chunk size", post("Transfer-Encoding: chunked", body: "zz\r\nabc\r\n0\r\n\r\n")),
+        ("absurd header count", request("GET /hello HTTP/1.1", fields: (0..<5000).map { "X-\($0): y\r\n" }.joined())),
         ("TLS handshake", [0x16, 0x03, 0x01, 0x00, 0xA5, 0x01, 0x00, 0x00, 0xA1, 0x03, 0x03] + Array("\r\n\r\n".utf8)),
     ]
+
+    /// `requestLine`, a Host field, then `fields` (each ending its line) and the empty line.
+    static func request(_ requestLine: String, fields: String = "") -> [UInt8] {
+        Array("\(requestLine)\r\nHost: t\r\n\(fields)\r\n".utf8)
+    }
+
+    /// A POST to `/echo` with one more field line, `field`, then `body`.
+    static func post(_ field: String, body: String = "") -> [UInt8] {
+        request("POST /echo HTTP/1.1", fields: "\(field)\r\n") + Array(body.utf8)
+    }
 
     @Test func everyMalformedRequestIsRefusedAndTheServerCarriesOn() throws {
         let server = try TestServer()
         defer { server.stop() }
         for (name, bytes) in Self.corpus {
-            let connection = try server.connect()
-            try connection.send(bytes)
+            let connection = try server.send(bytes)
             let started = ContinuousClock.now
             switch connection.outcome(timeout: .seconds(1)) {
             case .response(let response):
@@ -55,8 +64,7 @@ import Testing
             router.add(.GET, "/header") { request in .text(200, request.headers["X-A"] ?? "none") }
         })
         defer { server.stop() }
-        let connection = try server.connect()
-        try connection.send(Array("GET /header HTTP/1.1\r\nHost: t\r\nX-A: a".utf8) + [0] + Array("b\r\n\r\n".utf8))
+        let connection = try server.send(Array("GET /header HTTP/1.1\r\nHost: t\r\nX-A: a".utf8) + [0] + Array("b\r\n\r\n".utf8))
         switch connection.outcome(timeout: .seconds(1)) {
         case .response(let response):
             if response.status == 200 {
@@ -77,8 +85,7 @@ import Testing
     @Test func bareLineFeedsAreReadConsistently() throws {
         let server = try TestServer()
         defer { server.stop() }
-        let connection = try server.connect()
-        try connection.send("POST /echo HTTP/1.1\nHost: t\r\nContent-Length: 2\n\nhi")
+        let connection = try server.send("POST /echo HTTP/1.1\nHost: t\r\nContent-Length: 2\n\nhi")
         switch connection.outcome(timeout: .seconds(1)) {
         case .response(let response):
             #expect(response.status == 200 || (400..<500).contains(response.status))
@@ -95,8 +102,7 @@ import Testing
         let server = try TestServer()
         defer { server.stop() }
         for (_, bytes) in Self.corpus {
-            let connection = try server.connect()
-            try connection.send(bytes)
+            let connection = try server.send(bytes)
             _ = connection.outcome(timeout: .seconds(1))
         }
         // Every per-request context was released and every connection closed.

@@ -28,8 +28,7 @@ import Testing
         #expect(notFound.headers["X-Request-ID"] == "nf-1")
         #expect(notFound.text.contains(#""requestId":"nf-1""#))
 
-        let connection = try server.connect()
-        try connection.send("POST /echo HTTP/1.1\r\nHost: t\r\nX-Request-ID: big-1\r\nContent-Length: 999999\r\n\r\n")
+        let connection = try server.send("POST /echo HTTP/1.1\r\nHost: t\r\nX-Request-ID: big-1\r\nContent-Length: 999999\r\n\r\n")
         let tooLarge = try connection.readResponse()
         #expect(tooLarge.status == 413)
         #expect(tooLarge.headers["X-Request-ID"] == "big-1")
@@ -56,8 +55,7 @@ import Testing
     @Test func refusalsAreLoggedToo() throws {
         let server = try TestServer()
         defer { server.stop() }
-        let connection = try server.connect()
-        try connection.send("POST /echo HTTP/1.1\r\nHost: t\r\nX-Request-ID: refused-1\r\nContent-Length: 5000\r\n\r\n")
+        let connection = try server.send("POST /echo HTTP/1.1\r\nHost: t\r\nX-Request-ID: refused-1\r\nContent-Length: 5000\r\n\r\n")
         #expect(try connection.readResponse().status == 413)
         let line = try #require(server.accessLog.all.first { $0.contains("refused-1") })
         #expect(line.contains(#""status":413"#))

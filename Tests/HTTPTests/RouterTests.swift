@@ -1,4 +1,5 @@
 import HTTP
+import Observability
 import Testing
 
 @Suite struct RouterTests {

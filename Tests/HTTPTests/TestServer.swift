@@ -4,6 +4,7 @@ import Glibc
 import Darwin
 #endif
 import HTTP
+import Observability
 import Synchronization
 
 /// Counts handler calls, so a test can tell whether a request reached its handler.
@@ -25,10 +26,17 @@ final class TestServer: Sendable {
     let server: HTTPServer
     let handled = CallCounter()
     let accessLog = LineSink()
+    /// The server's own log, errors only.
+    let serverLog = LineSink()
 
     var port: Int { server.port }
 
-    init(configure: (inout HTTPServerConfiguration) -> Void = { _ in }, extraRoutes: (Router) -> Void = { _ in }) throws {
+    /// - Parameter handler: serves every request instead of the router and its routes.
+    init(
+        configure: (inout HTTPServerConfiguration) -> Void = { _ in },
+        extraRoutes: (Router) -> Void = { _ in },
+        handler: HTTPHandler? = nil
+    ) throws {
         var configuration = HTTPServerConfiguration(host: "127.0.0.1", port: 0)
         configuration.maxBodyBytes = 1024
         configuration.connectionTimeout = .seconds(5)
@@ -54,14 +62,15 @@ final class TestServer: Sendable {
         extraRoutes(router)
 
         let accessLog = self.accessLog
+        let serverLog = self.serverLog
         server = try HTTPServer(
             configuration: configuration,
             middleware: [
                 RequestIDMiddleware(),
                 AccessLogMiddleware(logger: Logger(label: "access", sink: { accessLog.append($0) })),
             ],
-            logger: Logger(label: "http", minimumLevel: .error, sink: { _ in }),
-            handler: router.respond)
+            logger: Logger(label: "http", minimumLevel: .error, sink: { serverLog.append($0) }),
+            handler: handler ?? router.respond)
         try server.start()
     }
 
@@ -69,15 +78,27 @@ final class TestServer: Sendable {
         server.shutdown(deadline: .now + .seconds(2))
     }
 
+    /// The request most tests send to see that the server still serves.
+    static let getHello = "GET /hello HTTP/1.1\r\nHost: t\r\n\r\n"
+
     func connect() throws -> RawConnection {
         try RawConnection(port: port)
     }
 
+    /// A fresh connection that has sent `request`.
+    func send(_ request: String) throws -> RawConnection {
+        try send(Array(request.utf8))
+    }
+
+    func send(_ bytes: [UInt8]) throws -> RawConnection {
+        let connection = try connect()
+        try connection.send(bytes)
+        return connection
+    }
+
     /// One GET on a fresh connection.
     func get(_ path: String, headers: String = "") throws -> RawConnection.Response {
-        let connection = try connect()
-        try connection.send("GET \(path) HTTP/1.1\r\nHost: test\r\n\(headers)\r\n")
-        return try connection.readResponse()
+        try send("GET \(path) HTTP/1.1\r\nHost: test\r\n\(headers)\r\n").readResponse()
     }
 
     /// Waits until libmicrohttpd has released every request and connection, or the timeout.

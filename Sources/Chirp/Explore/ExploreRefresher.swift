@@ -1,5 +1,5 @@
 import EventLoops
-import HTTP
+import Observability
 import Postgres
 
 /// Ranks a fresh explore snapshot in the background every `interval`, so that requests find

@@ -1,5 +1,5 @@
 import Foundation
-import HTTP
+import Observability
 import Postgres
 
 /// Writes JSON straight into bytes, in a fixed key order, without an encoder's reflection:

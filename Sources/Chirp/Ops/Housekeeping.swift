@@ -1,5 +1,5 @@
 import EventLoops
-import HTTP
+import Observability
 import Postgres
 
 /// Deletes what nobody can use any more, a bounded batch at a time: expired refresh tokens

@@ -1,5 +1,6 @@
 import Foundation
 import HTTP
+import Observability
 
 /// `GET /openapi.yaml`: the API's contract as OpenAPI 3.1, read once at start-up from the file
 /// the configuration names. An instance started without that file still serves everything

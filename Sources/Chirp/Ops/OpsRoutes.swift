@@ -1,4 +1,5 @@
 import HTTP
+import Observability
 import Postgres
 
 /// Liveness, readiness and metrics (with the pool's gauges), for orchestrators and Prometheus.

@@ -1,5 +1,5 @@
 import EventLoops
-import HTTP
+import Observability
 import Synchronization
 
 /// Runs a job every `interval` as a task on an event loop, one run at a time: the job's

@@ -1,7 +1,7 @@
-/// JSON string escaping into bytes, for the fixed shapes this module emits (problems, log
-/// lines) and for the service's response writers: key order stays stable and no encoder is
-/// needed on the hot path. Control characters, quotes and backslashes are escaped; U+2028
-/// and U+2029 pass through, as JSON allows.
+/// JSON string escaping into bytes, for fixed shapes (log lines, problem responses) and for the
+/// service's response writers: key order stays stable and no encoder is needed on the hot
+/// path. Control characters, quotes and backslashes are escaped; U+2028 and U+2029 pass
+/// through, as JSON allows.
 public enum JSONText {
     /// Appends `value` as a quoted JSON string.
     public static func appendString(_ value: String, to out: inout [UInt8]) {

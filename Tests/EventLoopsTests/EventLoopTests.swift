@@ -65,62 +65,70 @@ import Testing
     }
 
     @Test func aTaskPreferringTheLoopStaysOnItAcrossAReadinessWait() async throws {
-        let loop = try EventLoop()
-        defer { loop.stop() }
-        let sockets = try SocketPair()
-        defer { sockets.close() }
-        let (reader, writer) = (sockets.reader, sockets.writer)
-        let resumed = Flag()
-        let task = Task(executorPreference: loop) { () -> (before: Bool, after: Bool, byte: UInt8) in
-            let before = EventLoop.current === loop
-            try await loop.ready(reader, for: .readable)
-            resumed.set()
-            let after = EventLoop.current === loop
-            var byte: UInt8 = 0
-            _ = read(reader, &byte, 1)
-            return (before, after, byte)
-        }
-        // Nothing written yet: the task must still be waiting.
-        try await Task.sleep(for: .milliseconds(100))
-        #expect(!resumed.isSet)
+        try await withLoopAndSocketPair { loop, reader, writer in
+            let resumed = Flag()
+            let task = Task(executorPreference: loop) { () -> (before: Bool, after: Bool, byte: UInt8) in
+                let before = EventLoop.current === loop
+                try await loop.ready(reader, for: .readable)
+                resumed.set()
+                let after = EventLoop.current === loop
+                var byte: UInt8 = 0
+                _ = read(reader, &byte, 1)
+                return (before, after, byte)
+            }
+            // Nothing written yet: the task must still be waiting.
+            try await Task.sleep(for: .milliseconds(100))
+            #expect(!resumed.isSet)
 
-        var byte: UInt8 = 0x2A
-        #expect(write(writer, &byte, 1) == 1)
-        #expect(await eventually { resumed.isSet })
-        guard resumed.isSet else { return }  // a hung task would hang the test
-        let result = try await task.value
-        #expect(result.before)
-        #expect(result.after)
-        #expect(result.byte == 0x2A)
+            var byte: UInt8 = 0x2A
+            #expect(write(writer, &byte, 1) == 1)
+            #expect(await eventually { resumed.isSet })
+            guard resumed.isSet else { return }  // a hung task would hang the test
+            let result = try await task.value
+            #expect(result.before)
+            #expect(result.after)
+            #expect(result.byte == 0x2A)
+        }
     }
 
     @Test func readinessWaitsFromOffTheLoopResumeOnceEachAndBadSocketsThrow() async throws {
-        let loop = try EventLoop()
-        defer { loop.stop() }
-        let sockets = try SocketPair()
-        defer { sockets.close() }
-        let (reader, writer) = (sockets.reader, sockets.writer)
-        // Waits armed from a thread that is not the loop's, on the same socket in turn: the
-        // first arms it afresh, the second re-arms it.
-        for value: UInt8 in [1, 2] {
-            let resumed = Flag()
-            let task = Task.detached { () -> UInt8 in
-                try await loop.ready(reader, for: .readable)
-                resumed.set()
-                var byte: UInt8 = 0
-                _ = read(reader, &byte, 1)
-                return byte
+        try await withLoopAndSocketPair { loop, reader, writer in
+            // Waits armed from a thread that is not the loop's, on the same socket in turn: the
+            // first arms it afresh, the second re-arms it.
+            for value: UInt8 in [1, 2] {
+                let resumed = Flag()
+                let task = Task.detached { () -> UInt8 in
+                    try await loop.ready(reader, for: .readable)
+                    resumed.set()
+                    var byte: UInt8 = 0
+                    _ = read(reader, &byte, 1)
+                    return byte
+                }
+                try await Task.sleep(for: .milliseconds(50))
+                #expect(!resumed.isSet)
+                var byte = value
+                #expect(write(writer, &byte, 1) == 1)
+                #expect(await eventually { resumed.isSet })
+                guard resumed.isSet else { return }
+                #expect(try await task.value == value)
             }
-            try await Task.sleep(for: .milliseconds(50))
-            #expect(!resumed.isSet)
-            var byte = value
-            #expect(write(writer, &byte, 1) == 1)
-            #expect(await eventually { resumed.isSet })
-            guard resumed.isSet else { return }
-            #expect(try await task.value == value)
+            await #expect(throws: EventLoopError.self) { try await loop.ready(-1, for: .readable) }
         }
-        await #expect(throws: EventLoopError.self) { try await loop.ready(-1, for: .readable) }
     }
+
+    #if DEBUG
+    /// A method for the loop's thread only, called from another, stops a debug build at once
+    /// rather than racing the loop for its state.
+    @Test func loopThreadOnlyMethodsStopADebugBuildOffTheLoop() async {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            // Exits cleanly, failing the expectation, if there is no loop to misuse.
+            guard let loop = try? EventLoop() else { exit(0) }
+            loop.schedule(after: .seconds(1)) {}
+        }
+        let message = result.map { String(decoding: $0.standardErrorContent, as: UTF8.self) } ?? ""
+        #expect(message.contains("schedule(after:_:) runs on its event loop's thread only"), "\(message)")
+    }
+    #endif
 
     @Test func stopRunsWorkAlreadyQueuedAndReturns() throws {
         let loop = try EventLoop()
@@ -199,21 +207,15 @@ private final class Recorded<Value: Sendable>: Sendable {
     var all: [Value] { values.withLock { $0 } }
 }
 
-/// Two connected Unix stream sockets; the test closes them.
-private struct SocketPair {
-    let reader: Int32
-    let writer: Int32
-
-    init() throws {
-        var sockets: [Int32] = [0, 0]
-        try #require(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &sockets) == 0)
-        (reader, writer) = (sockets[0], sockets[1])
-    }
-
-    func close() {
-        _ = Glibc.close(reader)
-        _ = Glibc.close(writer)
-    }
+/// Runs `body` with a loop and two connected Unix stream sockets, a reader and a writer, and
+/// stops and closes them after.
+private func withLoopAndSocketPair(_ body: (EventLoop, Int32, Int32) async throws -> Void) async throws {
+    let loop = try EventLoop()
+    defer { loop.stop() }
+    var sockets: [Int32] = [0, 0]
+    try #require(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &sockets) == 0)
+    defer { sockets.forEach { close($0) } }
+    try await body(loop, sockets[0], sockets[1])
 }
 
 private final class Flag: Sendable {

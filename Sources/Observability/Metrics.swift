@@ -10,8 +10,8 @@ import Synchronization
 /// exposition of all of them (`render()`).
 ///
 /// Every request records into it, from many threads at once, so counts are kept in stripes
-/// chosen by thread and merged only when rendered: one shared lock measurably throttled the
-/// server (threads queued on it in the kernel).
+/// chosen by thread and merged only when rendered: behind one shared lock, threads would queue
+/// on it in the kernel on every request.
 public final class Metrics: Sendable {
     /// Latency buckets in seconds, from sub-millisecond cache hits to multi-second stalls.
     public static let defaultDurationBuckets: [Double] = [
@@ -75,7 +75,7 @@ public final class Metrics: Sendable {
     let buckets: [Double]
     private let stripes: [Stripe]
     let descriptions = Mutex(Descriptions())
-    let inFlight = Atomic<Int>(0)
+    private let inFlight = Atomic<Int>(0)
 
     public init(durationBuckets: [Double] = Metrics.defaultDurationBuckets) {
         buckets = durationBuckets.sorted()
@@ -94,8 +94,8 @@ public final class Metrics: Sendable {
         let bucketCount = buckets.count
         stripe.counts.withLock { counts in
             counts.requests[RequestKey(route: route, method: method, status: status), default: 0] += 1
-            // One access, in place: three (one through `default:`, two through an optional)
-            // copied the bucket array twice per request.
+            // One access, in place through `default:`: reading the histogram out and storing it
+            // back would copy its bucket array on every request.
             counts.durations[route, default: Histogram(counts: Array(repeating: 0, count: bucketCount + 1))]
                 .record(seconds, inSlot: slot)
         }
@@ -118,6 +118,16 @@ public final class Metrics: Sendable {
         _ read: @escaping @Sendable () -> Double
     ) {
         descriptions.withLock { $0.gauges.append(Gauge(name: name, help: help, labels: labels, read: read)) }
+    }
+
+    /// A request entered the middleware chain; `requestLeft` balances it.
+    public func requestEntered() {
+        inFlight.add(1, ordering: .relaxed)
+    }
+
+    /// A request left the middleware chain with its response.
+    public func requestLeft() {
+        inFlight.subtract(1, ordering: .relaxed)
     }
 
     /// Requests currently inside the middleware chain.

@@ -70,24 +70,22 @@ extension Metrics {
         return "{\(body)}"
     }
 
+    /// A label value escapes backslash, double quote and newline.
     static func escapeLabelValue(_ value: String) -> String {
-        var out = ""
-        for character in value {
-            switch character {
-            case "\\": out.append("\\\\")
-            case "\"": out.append("\\\"")
-            case "\n": out.append("\\n")
-            default: out.append(character)
-            }
-        }
-        return out
+        escape(value, quote: true)
     }
 
+    /// Help text escapes only backslash and newline: its quotes stay as they are.
     static func escapeHelp(_ text: String) -> String {
+        escape(text, quote: false)
+    }
+
+    private static func escape(_ text: String, quote: Bool) -> String {
         var out = ""
         for character in text {
             switch character {
             case "\\": out.append("\\\\")
+            case "\"" where quote: out.append("\\\"")
             case "\n": out.append("\\n")
             default: out.append(character)
             }

@@ -1,0 +1,67 @@
+/// A request's line and headers, checked before any of its body is read: no NUL in a header
+/// field, a method the service knows, a target within the URL limit that is a path, and a body
+/// framing the server reads. A request that fails carries its refusal in `rejection`.
+struct RequestHead {
+    var request: HTTPRequest
+    /// Whether body bytes follow the head, so that refusing the request now must close the
+    /// connection rather than skip a body of unknown length.
+    let expectsBody: Bool
+
+    /// - Parameter target: the raw request target, or nil when it exceeded the URL limit.
+    init(method: String, target: String?, headers: HTTPHeaders, remoteAddress: String, configuration: HTTPServerConfiguration) {
+        let known = HTTPMethod(rawValue: method)
+        request = HTTPRequest(
+            method: known ?? .GET,
+            path: "/",
+            headers: headers,
+            remoteAddress: remoteAddress,
+            requestID: RequestID.resolve(headers))
+        let framing = BodyFraming(headers, maxBodyBytes: configuration.maxBodyBytes)
+        expectsBody = framing.expectsBody
+        let refusal = Self.check(&request, method: method, known: known, target: target, maxURLBytes: configuration.maxURLBytes)
+        // Framing the server cannot read outranks every other refusal; a body over the limit
+        // is refused only when nothing else is wrong.
+        request.rejection = framing.unreadable ?? refusal ?? framing.tooLarge
+    }
+
+    /// Fills in the path and query, or says why the head is refused.
+    private static func check(
+        _ request: inout HTTPRequest, method: String, known: HTTPMethod?, target: String?, maxURLBytes: Int
+    ) -> HTTPError? {
+        if request.headers.contains(where: { $0.name.utf8.contains(0) || $0.value.utf8.contains(0) }) {
+            // libmicrohttpd 0.9.75 ends a value at a NUL byte; refuse any that still gets through
+            // (RFC 9110 §5.5).
+            return .badRequest(detail: "header fields must not contain NUL")
+        }
+        guard known != nil else { return refuseMethod(method, of: &request) }
+        guard let target else { return .uriTooLong(limit: maxURLBytes) }
+        guard let parsed = RequestTarget(target) else { return .badRequest(detail: "the request target must be a path") }
+        request.path = parsed.path
+        request.query = parsed.query
+        return nil
+    }
+
+    /// A method outside `HTTPMethod`: 501 when it is well formed, 400 when it is not. The logs
+    /// get it as sent, bounded, or `invalid`.
+    private static func refuseMethod(_ method: String, of request: inout HTTPRequest) -> HTTPError {
+        guard isToken(method) else {
+            request.unknownMethod = "invalid"
+            return .badRequest(detail: "the request method is malformed")
+        }
+        request.unknownMethod = String(method.prefix(32))
+        return .notImplemented(detail: "this method is not supported")
+    }
+
+    /// RFC 9110 token characters only, as a method must be.
+    static func isToken(_ text: String) -> Bool {
+        !text.isEmpty && text.utf8.allSatisfy { byte in
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+                 UInt8(ascii: "0")...UInt8(ascii: "9"):
+                true
+            default:
+                "!#$%&'*+-.^_`|~".utf8.contains(byte)
+            }
+        }
+    }
+}
