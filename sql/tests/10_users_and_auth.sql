@@ -1,32 +1,10 @@
 -- users, credentials and refresh_tokens.
 -- Fixtures: alice ...0a, bob ...0b, created as the superuser.
 begin;
+\ir support/helpers.sql
 select plan(54);
 
--- Switches to an app role the way a request does: through chirp_service.
-create function pg_temp.act_as(who text, uid uuid default null) returns void
-  language plpgsql as $$
-begin
-  perform set_config('role', 'chirp_service', true);
-  perform set_config('role', who, true);
-  perform set_config('app.user_id', coalesce(uid::text, ''), true);
-end
-$$;
-
--- Rows changed by one statement.
-create function pg_temp.affected(sql text) returns integer
-  language plpgsql as $$
-declare n integer;
-begin
-  execute sql;
-  get diagnostics n = row_count;
-  return n;
-end
-$$;
-
-insert into users (id, username, display_name) values
-  ('00000000-0000-4000-a000-00000000000a', 'alice', 'Alice'),
-  ('00000000-0000-4000-a000-00000000000b', 'bob', 'Bob');
+select pg_temp.add_people('alice', 'bob');
 insert into credentials (user_id, password_hash) values
   ('00000000-0000-4000-a000-00000000000b', 'hash-of-bob');
 insert into refresh_tokens (user_id, family_id, token_hash, expires_at) values

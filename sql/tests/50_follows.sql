@@ -1,44 +1,19 @@
 -- follows. Fixtures: alice ...0a, bob ...0b, carol ...0c; carol follows bob.
 begin;
-select plan(16);
+\ir support/helpers.sql
+select plan(15);
 
-create function pg_temp.act_as(who text, uid uuid default null) returns void
-  language plpgsql as $$
-begin
-  perform set_config('role', 'chirp_service', true);
-  perform set_config('role', who, true);
-  perform set_config('app.user_id', coalesce(uid::text, ''), true);
-end
-$$;
-
-create function pg_temp.affected(sql text) returns integer
-  language plpgsql as $$
-declare n integer;
-begin
-  execute sql;
-  get diagnostics n = row_count;
-  return n;
-end
-$$;
-
-insert into users (id, username) values
-  ('00000000-0000-4000-a000-00000000000a', 'alice'),
-  ('00000000-0000-4000-a000-00000000000b', 'bob'),
-  ('00000000-0000-4000-a000-00000000000c', 'carol');
+select pg_temp.add_people('alice', 'bob', 'carol');
 insert into follows (follower_id, followee_id) values
   ('00000000-0000-4000-a000-00000000000c', '00000000-0000-4000-a000-00000000000b');
 
 select pg_temp.act_as('chirp_user', '00000000-0000-4000-a000-00000000000a');
 
-select lives_ok($$
-  insert into follows (follower_id, followee_id)
-  values ('00000000-0000-4000-a000-00000000000a', '00000000-0000-4000-a000-00000000000b')
-$$, 'a user follows someone');
-select is(pg_temp.affected($$
+select is(pg_temp.affected_twice($$
   insert into follows (follower_id, followee_id)
   values ('00000000-0000-4000-a000-00000000000a', '00000000-0000-4000-a000-00000000000b')
   on conflict do nothing
-$$), 0, 'following twice with on conflict do nothing is a no-op');
+$$), '{1,0}', 'a user follows someone, and following again with on conflict do nothing is a no-op');
 select throws_ok($$
   insert into follows (follower_id, followee_id)
   values ('00000000-0000-4000-a000-00000000000a', '00000000-0000-4000-a000-00000000000a')

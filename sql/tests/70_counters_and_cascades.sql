@@ -2,16 +2,8 @@
 -- post deletion and user deletion (both cascade through triggers whose
 -- targets may already be gone).
 begin;
+\ir support/helpers.sql
 select plan(12);
-
-create function pg_temp.act_as(who text, uid uuid default null) returns void
-  language plpgsql as $$
-begin
-  perform set_config('role', 'chirp_service', true);
-  perform set_config('role', who, true);
-  perform set_config('app.user_id', coalesce(uid::text, ''), true);
-end
-$$;
 
 -- Every counter that differs from a recount, as 'table id column stored/actual'.
 create function pg_temp.counter_drift() returns setof text
