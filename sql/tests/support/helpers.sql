@@ -41,3 +41,45 @@ create function pg_temp.add_people(variadic usernames text[]) returns void
   from unnest(usernames) u
 $$;
 
+-- Which of the commands (select, insert, update, delete, truncate) the current
+-- role holds the privilege for on each of the tables, as 'command table',
+-- found by trying them: select and update each column in turn (one will do),
+-- insert default values. Every statement is undone; only "permission denied"
+-- counts as refused, and a statement that gets further, even to another
+-- error (a policy's, a constraint's), is allowed.
+create function pg_temp.allowed(commands text[], tables regclass[]) returns setof text
+  language plpgsql as $$
+declare
+  target regclass;
+  command text;
+  statement text;
+begin
+  foreach target in array tables loop
+    foreach command in array commands loop
+      for statement in
+        select format(case command
+                        when 'select' then 'select %2$I from %1$s'
+                        when 'insert' then 'insert into %1$s default values'
+                        when 'update' then 'update %1$s set %2$I = default'
+                        when 'delete' then 'delete from %1$s'
+                        when 'truncate' then 'truncate %1$s'
+                      end, target, a.attname)
+        from pg_attribute a
+        where a.attrelid = target and a.attnum > 0 and not a.attisdropped
+          and (command in ('select', 'update') or a.attnum = 1)
+      loop
+        begin
+          execute statement;
+          raise exception 'undo';
+        exception
+          when others then
+            if sqlerrm not like 'permission denied%' then
+              return next command || ' ' || target;
+              exit;
+            end if;
+        end;
+      end loop;
+    end loop;
+  end loop;
+end
+$$;
