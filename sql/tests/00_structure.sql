@@ -1,6 +1,6 @@
 -- The review checklist, as queries over the catalog.
 begin;
-select plan(30);
+select plan(32);
 
 -- schema_migrations belongs to the migrator, not to this schema: it is left
 -- out of the checks below and must only be out of the app roles' reach.
@@ -126,7 +126,7 @@ select set_eq($$
   where p.pronamespace = 'app'::regnamespace and has_function_privilege(r, p.oid, 'execute')
 $$, array[
   'chirp_anon app.explore_snapshot(integer,integer)', 'chirp_anon app.user_id()',
-  'chirp_auth app.purge_expired(integer)', 'chirp_auth app.user_id()',
+  'chirp_auth app.expired_before(regclass)', 'chirp_auth app.purge_expired(integer)', 'chirp_auth app.user_id()',
   'chirp_user app.explore_snapshot(integer,integer)', 'chirp_user app.user_id()'
 ], 'the login and request roles may call exactly the functions the service calls');
 
@@ -231,6 +231,19 @@ select is_empty($$
   where c.relkind = 'v' and c.relowner = 'chirp_owner'::regrole
     and not coalesce('security_invoker=true' = any (c.reloptions), false)
 $$, 'no view of ours runs with its owner''s rights');
+
+-- How long rows live is written in app.expired_before alone.
+select is_empty($$
+  select tablename || ': ' || policyname from pg_policies
+  where schemaname = 'public'
+    and (coalesce(qual, '') || coalesce(with_check, '')) ~* 'now\(\)|clock_timestamp|interval'
+$$, 'no policy reads the clock: what has expired comes from app.expired_before');
+
+select is_empty($$
+  select p.oid::regprocedure::text from pg_proc p
+  where p.pronamespace = 'app'::regnamespace and p.oid <> 'app.expired_before(regclass)'::regprocedure
+    and p.prosrc ~* 'interval\s*'''
+$$, 'no other function in app spells a lifetime');
 
 select * from finish();
 rollback;

@@ -34,7 +34,7 @@ final class Housekeeping: Sendable {
             """
             delete from rate_limit_hits where (bucket, window_start) in (
                 select bucket, window_start from rate_limit_hits
-                where window_start < now() - interval '1 day' order by window_start limit \(batchSize))
+                where window_start < app.expired_before('rate_limit_hits') order by window_start limit \(batchSize))
             """,
         ])
         return try results[0].rows[0].decode(Int.self, at: 0) + results[1].affectedRows
