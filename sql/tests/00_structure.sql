@@ -1,6 +1,6 @@
 -- The review checklist, as queries over the catalog.
 begin;
-select plan(26);
+select plan(32);
 
 -- schema_migrations belongs to the migrator, not to this schema: it is left
 -- out of the checks below and must only be out of the app roles' reach.
@@ -78,6 +78,71 @@ select is_empty($$
     and has_table_privilege('chirp_service', c.oid, 'select, insert, update, delete, truncate, references, trigger')
 $$, 'chirp_service has no table privilege of its own');
 
+select ok(not has_schema_privilege('chirp_service', 'app', 'usage'),
+  'chirp_service cannot even look up names in schema app');
+
+-- What each request role may do, privilege by privilege (column privileges
+-- list their columns). Each is used by some statement of the service; a grant
+-- that nothing uses is one to take back.
+select set_eq($$
+  select r || ' ' || p || ' ' || c.relname ||
+         case when has_table_privilege(r, c.oid, p) then ''
+              else ' (' || (select string_agg(a.attname, ', ' order by a.attname) from pg_attribute a
+                            where a.attrelid = c.oid and a.attnum > 0 and not a.attisdropped
+                              and has_column_privilege(r, c.oid, a.attnum, p)) || ')' end
+  from pg_class c
+  cross join unnest(array['chirp_service', 'chirp_user', 'chirp_anon', 'chirp_auth']) r
+  cross join unnest(array['select', 'insert', 'update', 'delete', 'truncate', 'references', 'trigger']) p
+  where c.relnamespace = 'public'::regnamespace and c.relkind = 'r' and c.relname <> 'schema_migrations'
+    and (has_table_privilege(r, c.oid, p)
+         or (p in ('select', 'insert', 'update', 'references') and has_any_column_privilege(r, c.oid, p)))
+$$, array[
+  'chirp_anon select comments', 'chirp_anon select explore_ranks', 'chirp_anon select explore_snapshots',
+  'chirp_anon select follows', 'chirp_anon select likes', 'chirp_anon select posts', 'chirp_anon select users',
+  'chirp_auth select credentials', 'chirp_auth insert credentials (password_hash, user_id)',
+  'chirp_auth update credentials (password_hash, updated_at)',
+  'chirp_auth select follows',
+  'chirp_auth select idempotency_keys', 'chirp_auth insert idempotency_keys (idempotency_key, owner_key, request_hash)',
+  'chirp_auth update idempotency_keys (created_at, request_hash, response_body, status_code)',
+  'chirp_auth select rate_limit_hits', 'chirp_auth insert rate_limit_hits (bucket, hits, window_start)',
+  'chirp_auth update rate_limit_hits (hits)', 'chirp_auth delete rate_limit_hits',
+  'chirp_auth select refresh_tokens', 'chirp_auth insert refresh_tokens (expires_at, family_id, token_hash, user_id)',
+  'chirp_auth update refresh_tokens (revoked_at, used_at)',
+  'chirp_auth select users', 'chirp_auth insert users (display_name, username)',
+  'chirp_user select comments', 'chirp_user insert comments (author_id, body, parent_id, post_id)',
+  'chirp_user delete comments',
+  'chirp_user select explore_ranks', 'chirp_user select explore_snapshots',
+  'chirp_user select follows', 'chirp_user insert follows (followee_id, follower_id)', 'chirp_user delete follows',
+  'chirp_user select idempotency_keys', 'chirp_user insert idempotency_keys (idempotency_key, owner_key, request_hash)',
+  'chirp_user update idempotency_keys (created_at, request_hash, response_body, status_code)',
+  'chirp_user select likes', 'chirp_user insert likes (post_id, user_id)', 'chirp_user delete likes',
+  'chirp_user select posts', 'chirp_user insert posts (author_id, body)', 'chirp_user delete posts',
+  'chirp_user select users', 'chirp_user update users (bio, display_name)'
+], 'the login and request roles hold exactly the table privileges the service uses');
+
+select set_eq($$
+  select r || ' ' || p.oid::regprocedure from pg_proc p
+  cross join unnest(array['chirp_service', 'chirp_user', 'chirp_anon', 'chirp_auth']) r
+  where p.pronamespace = 'app'::regnamespace and has_function_privilege(r, p.oid, 'execute')
+$$, array[
+  'chirp_anon app.explore_snapshot(integer,integer)', 'chirp_anon app.user_id()',
+  'chirp_auth app.expired_before(regclass)', 'chirp_auth app.purge_expired(integer)', 'chirp_auth app.user_id()',
+  'chirp_user app.expired_before(regclass)', 'chirp_user app.explore_snapshot(integer,integer)', 'chirp_user app.user_id()'
+], 'the login and request roles may call exactly the functions the service calls');
+
+-- The counter triggers update as chirp_owner, whose update policies admit any
+-- row: its column privileges are what keep it to the counters.
+select set_eq($$
+  select c.relname || '.' || a.attname
+  from pg_policies p
+  join pg_class c on c.relname = p.tablename and c.relnamespace = 'public'::regnamespace
+  join pg_attribute a on a.attrelid = c.oid and a.attnum > 0 and not a.attisdropped
+  where p.schemaname = 'public' and p.cmd in ('UPDATE', 'ALL') and 'chirp_owner' = any (p.roles)
+    and has_column_privilege('chirp_owner', c.oid, a.attnum, 'update')
+$$, array['comments.reply_count', 'posts.comment_count', 'posts.like_count',
+          'users.follower_count', 'users.following_count', 'users.post_count'],
+  'where a policy lets chirp_owner update rows, it may change only counters');
+
 select is_empty($$
   select r.rolname || ' on ' || t.relname
   from (values ('chirp_user'), ('chirp_anon')) r(rolname)
@@ -93,8 +158,7 @@ select is_empty($$
   where c.relnamespace = 'public'::regnamespace and c.relkind = 'r'
     and (has_table_privilege('chirp_anon', c.oid, p.priv)
          or (p.priv in ('insert', 'update') and has_any_column_privilege('chirp_anon', c.oid, p.priv)))
-    and c.relname <> 'idempotency_keys'
-$$, 'chirp_anon may write nothing but its idempotency keys');
+$$, 'chirp_anon may write nothing');
 
 select is_empty($$
   select c.relname from pg_class c
@@ -167,6 +231,19 @@ select is_empty($$
   where c.relkind = 'v' and c.relowner = 'chirp_owner'::regrole
     and not coalesce('security_invoker=true' = any (c.reloptions), false)
 $$, 'no view of ours runs with its owner''s rights');
+
+-- How long rows live is written in app.expired_before alone.
+select is_empty($$
+  select tablename || ': ' || policyname from pg_policies
+  where schemaname = 'public'
+    and (coalesce(qual, '') || coalesce(with_check, '')) ~* 'now\(\)|clock_timestamp|interval'
+$$, 'no policy reads the clock: what has expired comes from app.expired_before');
+
+select is_empty($$
+  select p.oid::regprocedure::text from pg_proc p
+  where p.pronamespace = 'app'::regnamespace and p.oid <> 'app.expired_before(regclass)'::regprocedure
+    and p.prosrc ~* 'interval\s*'''
+$$, 'no other function in app spells a lifetime');
 
 select * from finish();
 rollback;

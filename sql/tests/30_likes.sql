@@ -1,30 +1,9 @@
 -- likes. Fixtures: alice ...0a, bob ...0b, carol ...0c; bob's post ...b1.
 begin;
-select plan(18);
+\ir support/helpers.sql
+select plan(14);
 
-create function pg_temp.act_as(who text, uid uuid default null) returns void
-  language plpgsql as $$
-begin
-  perform set_config('role', 'chirp_service', true);
-  perform set_config('role', who, true);
-  perform set_config('app.user_id', coalesce(uid::text, ''), true);
-end
-$$;
-
-create function pg_temp.affected(sql text) returns integer
-  language plpgsql as $$
-declare n integer;
-begin
-  execute sql;
-  get diagnostics n = row_count;
-  return n;
-end
-$$;
-
-insert into users (id, username) values
-  ('00000000-0000-4000-a000-00000000000a', 'alice'),
-  ('00000000-0000-4000-a000-00000000000b', 'bob'),
-  ('00000000-0000-4000-a000-00000000000c', 'carol');
+select pg_temp.add_people('alice', 'bob', 'carol');
 insert into posts (id, author_id, body) values
   ('00000000-0000-4000-b000-0000000000b1', '00000000-0000-4000-a000-00000000000b', 'like me');
 -- carol's like, made as the superuser.
@@ -33,15 +12,11 @@ insert into likes (user_id, post_id) values
 
 select pg_temp.act_as('chirp_user', '00000000-0000-4000-a000-00000000000a');
 
-select lives_ok($$
-  insert into likes (user_id, post_id)
-  values ('00000000-0000-4000-a000-00000000000a', '00000000-0000-4000-b000-0000000000b1')
-$$, 'a user likes a post');
-select is(pg_temp.affected($$
+select is(pg_temp.affected_twice($$
   insert into likes (user_id, post_id)
   values ('00000000-0000-4000-a000-00000000000a', '00000000-0000-4000-b000-0000000000b1')
   on conflict do nothing
-$$), 0, 'liking twice with on conflict do nothing is a no-op');
+$$), '{1,0}', 'a user likes a post, and liking it again with on conflict do nothing is a no-op');
 select is((select like_count from posts where id = '00000000-0000-4000-b000-0000000000b1'), 2,
   'the writer sees the new like_count in its own transaction');
 select throws_ok($$
@@ -71,14 +46,6 @@ select is((select count(*)::integer from likes), 1, 'anyone can read likes');
 
 select pg_temp.act_as('chirp_anon');
 select is((select count(*)::integer from likes), 1, 'anonymous callers can read likes');
-select throws_ok($$
-  insert into likes (user_id, post_id)
-  values ('00000000-0000-4000-a000-00000000000a', '00000000-0000-4000-b000-0000000000b1')
-$$, '42501', null, 'anonymous callers cannot like');
-select throws_ok($$ update likes set created_at = now() $$, '42501', null,
-  'anonymous callers cannot update likes');
-select throws_ok($$ delete from likes $$, '42501', null,
-  'anonymous callers cannot delete likes');
 
 reset role;
 select results_eq($$ select user_id from likes $$,

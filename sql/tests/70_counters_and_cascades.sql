@@ -2,16 +2,8 @@
 -- post deletion and user deletion (both cascade through triggers whose
 -- targets may already be gone).
 begin;
-select plan(12);
-
-create function pg_temp.act_as(who text, uid uuid default null) returns void
-  language plpgsql as $$
-begin
-  perform set_config('role', 'chirp_service', true);
-  perform set_config('role', who, true);
-  perform set_config('app.user_id', coalesce(uid::text, ''), true);
-end
-$$;
+\ir support/helpers.sql
+select plan(16);
 
 -- Every counter that differs from a recount, as 'table id column stored/actual'.
 create function pg_temp.counter_drift() returns setof text
@@ -117,6 +109,21 @@ select results_eq($$
   select min(follower_count), max(follower_count) from users
   where id not in ('00000000-0000-4000-a000-000000000002')
 $$, $$ values (3, 3) $$, 'the remaining users lost exactly one follower');
+
+-- The triggers write as chirp_owner, whose update policies admit every row of
+-- users, posts and comments: its privileges let it change counters there and
+-- nothing else.
+set local role chirp_owner;
+select throws_ok($$ update users set username = 'owned' $$, '42501', null,
+  'chirp_owner cannot rename a user');
+select throws_ok($$ update posts set body = 'owned', like_count = like_count $$, '42501', null,
+  'chirp_owner cannot edit a post, not even beside a counter');
+select throws_ok($$ update comments set author_id = parent_id $$, '42501', null,
+  'chirp_owner cannot move a comment');
+select is(pg_temp.affected($$
+  update users set follower_count = follower_count, following_count = following_count, post_count = post_count
+$$), 4, 'chirp_owner can write the counters the triggers keep');
+reset role;
 
 select * from finish();
 rollback;

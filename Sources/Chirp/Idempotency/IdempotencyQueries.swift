@@ -1,7 +1,7 @@
 import Postgres
 
-/// The SQL of idempotency keys, scoped to one caller (`owner`). A key is replayed for 24
-/// hours; after that it may be claimed again.
+/// The SQL of idempotency keys, scoped to one caller (`owner`). A key is replayed until it
+/// expires (`app.expired_before`, 24 hours); after that it may be claimed again.
 enum IdempotencyQueries {
     /// Claims the key for a new create, or reclaims an expired one in place. True when claimed;
     /// false when a live claim exists (a retry), or while another transaction's claim is
@@ -12,7 +12,7 @@ enum IdempotencyQueries {
             values (\(owner), \(key), \(fingerprint))
             on conflict (owner_key, idempotency_key) do update
                 set request_hash = excluded.request_hash, status_code = null, response_body = null, created_at = now()
-                where k.created_at < now() - interval '24 hours'
+                where k.created_at < app.expired_before('idempotency_keys')
             returning 1
             """) { !$0.isEmpty }
     }
@@ -30,7 +30,7 @@ enum IdempotencyQueries {
         PostgresRead("""
             select from idempotency_keys
             where owner_key = \(owner) and idempotency_key = \(key)
-              and status_code is not null and created_at >= now() - interval '24 hours'
+              and status_code is not null and created_at >= app.expired_before('idempotency_keys')
             """) { !$0.isEmpty }
     }
 

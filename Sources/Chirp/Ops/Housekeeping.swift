@@ -3,9 +3,9 @@ import Observability
 import Postgres
 
 /// Deletes what nobody can use any more, a bounded batch at a time: expired refresh tokens
-/// and idempotency keys older than a day (`app.purge_expired`), and rate-limit windows
-/// older than a day. Every instance runs it; the deletes are idempotent, so several
-/// instances at once only share the work.
+/// and idempotency keys (`app.purge_expired`), and expired rate-limit windows, each past the
+/// lifetime `app.expired_before` gives it. Every instance runs it; the deletes are
+/// idempotent, so several instances at once only share the work.
 final class Housekeeping: Sendable {
     static let batchSize = 1_000
     private let pool: PostgresPool

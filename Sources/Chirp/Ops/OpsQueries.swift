@@ -10,12 +10,12 @@ enum OpsQueries {
         PostgresQuery("select app.purge_expired(\(batchSize))").value(Int.self)
     }
 
-    /// Rate-limit windows older than a day.
+    /// Rate-limit windows past their lifetime, as `app.expired_before` defines it for every purge.
     static func purgeRateLimitWindows(batchSize: Int) -> PostgresRead<Int> {
         PostgresQuery("""
             delete from rate_limit_hits where (bucket, window_start) in (
                 select bucket, window_start from rate_limit_hits
-                where window_start < now() - interval '1 day' order by window_start limit \(batchSize))
+                where window_start < app.expired_before('rate_limit_hits') order by window_start limit \(batchSize))
             """).affectedRows
     }
 }
