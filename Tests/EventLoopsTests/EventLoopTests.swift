@@ -3,6 +3,7 @@ import Glibc
 #endif
 import EventLoops
 import Synchronization
+import TestSupport
 import Testing
 
 @Suite(.timeLimit(.minutes(1))) struct EventLoopTests {
@@ -222,17 +223,6 @@ private final class Flag: Sendable {
     private let value = Atomic<Bool>(false)
     func set() { value.store(true, ordering: .releasing) }
     var isSet: Bool { value.load(ordering: .acquiring) }
-}
-
-/// Polls `condition` every few milliseconds until it holds or `limit` passes; whether it held.
-private func eventually(within limit: Duration = .seconds(3), _ condition: () -> Bool) async -> Bool {
-    let clock = ContinuousClock()
-    let deadline = clock.now + limit
-    while clock.now < deadline {
-        if condition() { return true }
-        try? await Task.sleep(for: .milliseconds(2))
-    }
-    return condition()
 }
 
 /// The clock the loop's timers use.
