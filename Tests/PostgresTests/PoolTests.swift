@@ -81,7 +81,7 @@ import Testing
     }
 
     @Test func aSecondLeaseFailsWithATimeoutWhileTheOnlyConnectionIsHeld() async throws {
-        let (pool, holder) = try await heldPool(leaseTimeout: .milliseconds(200), for: 4)
+        let (pool, holder) = try await heldPool(leaseTimeout: .milliseconds(200))
         defer { pool.close() }
 
         let started = ContinuousClock.now
@@ -95,15 +95,15 @@ import Testing
         #expect(pool.statistics.waiting == 0)
 
         // The holder was not disturbed, and its connection serves the next caller.
-        try await holder.value
+        try await holder.release()
         #expect(try await pool.execute(as: owner, PostgresQuery("select 1").value(Int.self)) == 1)
         #expect(pool.statistics.leaseTimeouts == 1)
         #expect(pool.statistics.connectionsOpened == 1)
     }
 
     @Test func waitersQueuedAtDifferentTimesEachTimeOutAtTheirOwnDeadline() async throws {
-        // Held well past both deadlines, even if a loaded machine delays the second caller.
-        let (pool, holder) = try await heldPool(leaseTimeout: .milliseconds(400), for: 6)
+        // Held past both deadlines, however long a loaded machine delays the callers.
+        let (pool, holder) = try await heldPool(leaseTimeout: .milliseconds(400))
         defer { pool.close() }
 
         let started = ContinuousClock.now
@@ -111,7 +111,7 @@ import Testing
             await failure(of: pool) == .poolTimeout ? started.duration(to: .now) : nil
         }
         let first = Task { await timeOut() }
-        #expect(await eventually { pool.statistics.waiting == 1 })
+        #expect(await eventually(within: .seconds(30)) { pool.statistics.waiting == 1 })
         try await Task.sleep(for: .milliseconds(250))
         let second = Task { await timeOut() }
         let firstWaited = await first.value
@@ -122,7 +122,7 @@ import Testing
         #expect(secondWaited.map { $0 >= .milliseconds(600) } == true, "second waited \(String(describing: secondWaited))")
         #expect(pool.statistics.leaseTimeouts == 2)
         #expect(pool.statistics.waiting == 0)
-        try await holder.value
+        try await holder.release()
     }
 
     @Test func waitsServedInTimeLeaveNoTimersBehind() async throws {
@@ -198,7 +198,7 @@ import Testing
     }
 
     @Test func closingFailsAWaitingCallerInsteadOfLeavingItHanging() async throws {
-        let (pool, holder) = try await heldPool(leaseTimeout: .seconds(10), for: 4)
+        let (pool, holder) = try await heldPool(leaseTimeout: .seconds(30))
         let waiter = Task { await failure(of: pool) }
         #expect(await eventually { pool.statistics.waiting == 1 })
 
@@ -209,7 +209,7 @@ import Testing
         #expect(pool.statistics.waiting == 0)
 
         // The caller already holding a connection finishes; its connection is then closed.
-        try await holder.value
+        try await holder.release()
         #expect(pool.statistics.size == 0)
     }
 
@@ -239,12 +239,11 @@ import Testing
         #expect(pool.statistics.connectionsOpened == 1)
     }
 
-    /// A pool of one connection and a task that holds it for `seconds`, once it does.
-    private func heldPool(leaseTimeout: Duration, for seconds: Double) async throws -> (PostgresPool, Task<Void, any Error>) {
+    /// A pool of one connection, and what holds that connection until released.
+    private func heldPool(leaseTimeout: Duration) async throws -> (PostgresPool, Holder) {
         let pool = try TestCluster.adminPool(.init(maxConnections: 1, leaseTimeout: leaseTimeout))
-        let owner = owner
-        let holder = Task { _ = try await pool.execute(as: owner, PostgresQuery("select pg_sleep(\(seconds))")) }
-        #expect(await eventually { pool.statistics.inUse == 1 })
+        let holder = Holder(pool: pool, owner: owner)
+        #expect(await eventually(within: .seconds(30)) { pool.statistics.inUse == 1 })
         return (pool, holder)
     }
 
@@ -256,6 +255,29 @@ import Testing
         } catch {
             return (error as? PostgresError)?.kind
         }
+    }
+}
+
+/// A transaction that holds a pool's connection until released.
+private struct Holder {
+    private let gate: AsyncStream<Void>.Continuation
+    private let task: Task<Void, any Error>
+
+    init(pool: PostgresPool, owner: PostgresIdentity) {
+        let (opened, gate) = AsyncStream<Void>.makeStream()
+        self.gate = gate
+        task = Task {
+            try await pool.withTransaction(as: owner) { transaction in
+                try await transaction.execute("select 1" as PostgresQuery)
+                for await _ in opened { break }
+            }
+        }
+    }
+
+    /// Lets the transaction commit, and waits until it has.
+    func release() async throws {
+        gate.yield()
+        try await task.value
     }
 }
 
