@@ -80,7 +80,7 @@ struct VectorFixture: Sendable {
     static let shared = Task { try await VectorFixture() }
 
     private init() async throws {
-        app = try await TestService.started()
+        app = try await TestService.started(over: .socket)
         userID = try await app.database.scalar(
             "insert into users (username, display_name) values (\(uniqueName("vector")), 'Vector') returning id",
             as: PostgresUUID.self)

@@ -4,7 +4,7 @@ import Testing
 
 @Suite struct AuthFlowTests {
     let app: TestService
-    init() async throws { app = try await .started() }
+    init() async throws { app = try await .started(over: .socket) }
 
     @Test func signUpLogInRefreshAndLogOut() async throws {
         let user = try await app.signUp("flow")

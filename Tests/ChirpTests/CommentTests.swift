@@ -3,7 +3,7 @@ import Testing
 
 @Suite struct CommentTests {
     let app: TestService
-    init() async throws { app = try await .started() }
+    init() async throws { app = try await .started(over: .socket) }
 
     @Test func threadsReadOldestFirstWithRepliesAndExactCounts() async throws {
         let alice = try await app.signUp("alice")

@@ -12,7 +12,7 @@ import Testing
 /// ranking their own.
 @Suite struct ExploreRefresherTests {
     @Test func requestsReadTheRefreshersSnapshotInsteadOfRankingTheirOwn() async throws {
-        let app = try await TestService.started()
+        let app = try await TestService.started(over: .socket)
         let author = try await app.signUp("ranked")
         _ = try await app.client.post("/v1/posts", json: ["body": "to be ranked"], token: author.accessToken)
         try await app.database.execute("delete from explore_snapshots")

@@ -5,7 +5,7 @@ import Testing
 
 @Suite struct ExploreTests {
     let app: TestService
-    init() async throws { app = try await .started() }
+    init() async throws { app = try await .started(over: .socket) }
 
     /// 30 posts liked 0…29 times (by fixture users, as superuser).
     func seedRankedPosts() async throws -> TestUser {

@@ -5,7 +5,7 @@ import Testing
 
 @Suite struct FeedTests {
     let app: TestService
-    init() async throws { app = try await .started() }
+    init() async throws { app = try await .started(over: .socket) }
 
     /// Follows `nextCursor` to the end and returns every item id in order.
     func pageThrough(_ path: String, limit: Int, token: String? = nil) async throws -> [String] {

@@ -3,7 +3,7 @@ import Testing
 
 @Suite struct FollowTests {
     let app: TestService
-    init() async throws { app = try await .started() }
+    init() async throws { app = try await .started(over: .socket) }
 
     @Test func followingIsIdempotentAndCountsBothSidesExactly() async throws {
         let alice = try await app.signUp("alice")

@@ -6,7 +6,7 @@ import Testing
 
 @Suite struct HousekeepingTests {
     @Test func expiredTokensOldKeysAndOldRateLimitWindowsAreRemovedAndLiveOnesKept() async throws {
-        let app = try await TestService.started()
+        let app = try await TestService.started(over: .socket)
         let user = try await app.signUp("tidy")
         try await app.database.execute(
             PostgresQuery("""

@@ -12,7 +12,7 @@ import Testing
 
     let app: TestService
     init() async throws {
-        app = try await TestService.started { $0.openAPIPath = Self.documentURL.path }
+        app = try await TestService.started(over: .socket) { $0.openAPIPath = Self.documentURL.path }
     }
 
     @Test func everyRouteIsDocumentedAndEveryDocumentedOperationIsServed() throws {
@@ -60,7 +60,7 @@ import Testing
     let schemas: OpenAPISchemas
 
     init() async throws {
-        app = try await TestService.started { $0.openAPIPath = OpenAPIContractTests.documentURL.path }
+        app = try await TestService.started(over: .socket) { $0.openAPIPath = OpenAPIContractTests.documentURL.path }
         schemas = try OpenAPISchemas(yaml: String(contentsOf: OpenAPIContractTests.documentURL, encoding: .utf8))
     }
 
@@ -226,7 +226,7 @@ import Testing
 
 @Suite struct OpenAPIMissingDocumentTests {
     @Test func aServiceWithoutItsDocumentStartsAndAnswers404() async throws {
-        let app = try await TestService.started { $0.openAPIPath = "/nonexistent/openapi.yaml" }
+        let app = try await TestService.started(over: .socket) { $0.openAPIPath = "/nonexistent/openapi.yaml" }
         let missing = try await app.client.get("/openapi.yaml")
         #expect(missing.status == 404)
         #expect(missing.header("Content-Type") == "application/problem+json")

@@ -4,7 +4,7 @@ import Testing
 
 @Suite struct PostTests {
     let app: TestService
-    init() async throws { app = try await .started() }
+    init() async throws { app = try await .started(over: .socket) }
 
     @Test func createReadAndDeleteOwnPost() async throws {
         let user = try await app.signUp("poster")

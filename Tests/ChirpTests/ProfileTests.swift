@@ -5,7 +5,7 @@ import Testing
 
 @Suite struct ProfileTests {
     let app: TestService
-    init() async throws { app = try await .started() }
+    init() async throws { app = try await .started(over: .socket) }
 
     @Test func aProfileCarriesCountsTheViewersFollowAndTheFirstPage() async throws {
         let star = try await app.signUp("star")

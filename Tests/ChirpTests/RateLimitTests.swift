@@ -11,7 +11,7 @@ import Testing
     static let window = 86_400
 
     @Test func loginAttemptsPerUsernameCountDownThenAre429() async throws {
-        let app = try await TestService.started { $0.rateLimits.loginPerUsername = RateLimit(name: "login-user", limit: 3, windowSeconds: Self.window) }
+        let app = try await TestService.started(over: .socket) { $0.rateLimits.loginPerUsername = RateLimit(name: "login-user", limit: 3, windowSeconds: Self.window) }
         let user = try await app.signUp("budget")
 
         for remaining in [2, 1, 0] {
@@ -40,7 +40,7 @@ import Testing
     }
 
     @Test func theLoginPolicyNamesEveryBudgetAndTheTightestIsReported() async throws {
-        let app = try await TestService.started {
+        let app = try await TestService.started(over: .socket) {
             $0.rateLimits.loginPerUsername = RateLimit(name: "login-user", limit: 5, windowSeconds: Self.window)
             $0.rateLimits.loginPerAddress = RateLimit(name: "login-ip", limit: 3, windowSeconds: Self.window)
         }
@@ -60,7 +60,7 @@ import Testing
     }
 
     @Test func signUpsPerAddressCountDownThenAre429() async throws {
-        let app = try await TestService.started { $0.rateLimits.signupPerAddress = RateLimit(name: "signup-ip", limit: 3, windowSeconds: Self.window) }
+        let app = try await TestService.started(over: .socket) { $0.rateLimits.signupPerAddress = RateLimit(name: "signup-ip", limit: 3, windowSeconds: Self.window) }
         let name = "early_\(UUID().uuidString.prefix(8).lowercased())"
 
         let first = try await app.client.post("/v1/auth/signup", json: ["username": name, "password": "long enough password"])
@@ -82,7 +82,7 @@ import Testing
     }
 
     @Test func refreshesPerAddressCountDownThenAre429() async throws {
-        let app = try await TestService.started { $0.rateLimits.refreshPerAddress = RateLimit(name: "refresh-ip", limit: 3, windowSeconds: Self.window) }
+        let app = try await TestService.started(over: .socket) { $0.rateLimits.refreshPerAddress = RateLimit(name: "refresh-ip", limit: 3, windowSeconds: Self.window) }
         let user = try await app.signUp("refresher")
 
         var token = user.refreshToken
@@ -102,7 +102,7 @@ import Testing
     }
 
     @Test func aRefusedRefreshLeavesTheTokenUsable() async throws {
-        let app = try await TestService.started { $0.rateLimits.refreshPerAddress = RateLimit(name: "refresh-ip", limit: 1, windowSeconds: Self.window) }
+        let app = try await TestService.started(over: .socket) { $0.rateLimits.refreshPerAddress = RateLimit(name: "refresh-ip", limit: 1, windowSeconds: Self.window) }
         let user = try await app.signUp("patient")
         let first = try await app.client.post("/v1/auth/refresh", json: ["refreshToken": user.refreshToken])
         #expect(first.status == 200)
@@ -128,7 +128,7 @@ import Testing
     }
 
     @Test func aRefusedLoginDoesNoPasswordHashing() async throws {
-        let app = try await TestService.started {
+        let app = try await TestService.started(over: .socket) {
             $0.rateLimits.loginPerUsername = RateLimit(name: "login-user", limit: 2, windowSeconds: Self.window)
         }
         let username = "nobody_\(UUID().uuidString.prefix(8).lowercased())"

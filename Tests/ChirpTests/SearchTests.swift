@@ -4,7 +4,7 @@ import Testing
 
 @Suite struct SearchTests {
     let app: TestService
-    init() async throws { app = try await .started() }
+    init() async throws { app = try await .started(over: .socket) }
 
     @Test func postsAreFoundByWordNewestFirst() async throws {
         let alice = try await app.signUp("alice")

@@ -70,7 +70,7 @@ import Testing
     }
 
     @Test func seededUsersCanSignInAndANonEmptyDatabaseIsLeftAlone() async throws {
-        let app = try await TestService.started()
+        let app = try await TestService.started(over: .socket)
         #expect(try await seed(app.database, sizes))
         let login = try await app.client.post("/v1/auth/login", json: ["username": "demo3", "password": SeedGenerator.password])
         #expect(login.status == 200)

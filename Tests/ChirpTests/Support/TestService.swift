@@ -4,21 +4,24 @@ import HTTP
 import Postgres
 import TestSupport
 
-/// A running service on an ephemeral port, over its own fresh database.
+/// A running service on an ephemeral port, over its own fresh database, and a client that
+/// reaches it over the transport the suite chose.
 final class TestService: @unchecked Sendable {  // immutable after init
     let database: TestDatabase
     let instance: TestServiceInstance
     var service: ChirpService { instance.service }
     var client: TestClient { instance.client }
 
-    private init(database: TestDatabase, configure: (inout ChirpConfiguration) -> Void) throws {
+    private init(database: TestDatabase, over transport: TestClient.Transport, configure: (inout ChirpConfiguration) -> Void) throws {
         self.database = database
-        instance = try TestServiceInstance(on: database, configure: configure)
+        instance = try TestServiceInstance(on: database, over: transport, configure: configure)
     }
 
-    /// Starts one over a freshly migrated database.
-    static func started(configure: (inout ChirpConfiguration) -> Void = { _ in }) async throws -> TestService {
-        try TestService(database: try await TestDatabase.migrated(), configure: configure)
+    /// Starts one over a freshly migrated database, reached over `transport`.
+    static func started(
+        over transport: TestClient.Transport, configure: (inout ChirpConfiguration) -> Void = { _ in }
+    ) async throws -> TestService {
+        try TestService(database: try await TestDatabase.migrated(), over: transport, configure: configure)
     }
 
     /// Signs up a new user with a unique name and returns their session.
