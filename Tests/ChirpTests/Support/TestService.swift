@@ -1,3 +1,4 @@
+import CSodium
 import Chirp
 import Foundation
 import HTTP
@@ -56,8 +57,8 @@ struct TestUser: Sendable {
 }
 
 extension ChirpConfiguration {
-    /// What `TestService` runs with: the same secret, an ephemeral port, and address budgets
-    /// out of the way (every test client comes from 127.0.0.1).
+    /// What `TestService` runs with: the same secret, an ephemeral port, address budgets out of
+    /// the way (every test client comes from 127.0.0.1), and the cheapest password hashing.
     static func forTests(on database: TestDatabase) -> ChirpConfiguration {
         var http = HTTPServerConfiguration(host: "127.0.0.1", port: 0)
         http.perIPConnectionLimit = 0
@@ -74,8 +75,25 @@ extension ChirpConfiguration {
         configuration.rateLimits.signupPerAddress.limit = 100_000
         configuration.rateLimits.loginPerAddress.limit = 100_000
         configuration.rateLimits.refreshPerAddress.limit = 100_000
+        configuration.passwordHashing = .leastForTests
         return configuration
     }
+
+    /// Hashes passwords as a configuration does when it leaves hashing alone, as production
+    /// does: for the tests whose point is the hashing itself.
+    mutating func hashPasswordsAsProduction() {
+        passwordHashing = ChirpConfiguration(database: database, jwtSecret: jwtSecret).passwordHashing
+    }
+}
+
+extension PasswordHasher.Parameters {
+    /// The least work libsodium's Argon2id accepts (one pass over 8 KiB). Every test service
+    /// hashes with it unless its test is about hashing, so that a sign-up, a login and the
+    /// service's own decoy hash cost a fraction of a millisecond instead of OWASP's 55 ms. A
+    /// login rehashes only a hash made with other parameters than the service's, so the
+    /// services' own hashes are never rehashed.
+    static let leastForTests = PasswordHasher.Parameters(
+        passes: crypto_pwhash_argon2id_opslimit_min(), memoryBytes: crypto_pwhash_argon2id_memlimit_min())
 }
 
 /// The JWT secret every test service signs access tokens with.
