@@ -31,6 +31,7 @@ import Testing
     @Test func reusingARotatedRefreshTokenRevokesTheWholeChain() async throws {
         let user = try await app.signUp("reuse")
         let first = try await app.client.post("/v1/auth/refresh", json: ["refreshToken": user.refreshToken])
+            .requiring(200, "the first refresh")
         let second = try #require(first.json["refreshToken"].string)
         // An attacker replays the old token: refused, and the legitimate successor dies too.
         let replay = try await app.client.post("/v1/auth/refresh", json: ["refreshToken": user.refreshToken])

@@ -6,9 +6,7 @@ import Testing
     init() async throws { app = try await .started(over: .socket) }
 
     @Test func threadsReadOldestFirstWithRepliesAndExactCounts() async throws {
-        let alice = try await app.signUp("alice")
-        let bob = try await app.signUp("bob")
-        let carol = try await app.signUp("carol")
+        let (alice, bob, carol) = try await app.signUp("alice", "bob", "carol")
         let post = try await app.createPost("discuss", by: alice)
 
         let created = try await app.client.post("/v1/posts/\(post)/comments", json: ["body": "  first!  "], token: bob.accessToken)
@@ -53,8 +51,7 @@ import Testing
     }
 
     @Test func repliesAnswerOnlyTopLevelCommentsOfTheSamePost() async throws {
-        let alice = try await app.signUp("alice")
-        let bob = try await app.signUp("bob")
+        let (alice, bob) = try await app.signUp("alice", "bob")
         let post = try await app.createPost("one", by: alice)
         let otherPost = try await app.createPost("two", by: alice)
         let top = try await app.createComment(on: post, "top", by: bob)
@@ -142,15 +139,12 @@ import Testing
     }
 
     @Test func commentAuthorsAndPostAuthorsDeleteOthersCannot() async throws {
-        let alice = try await app.signUp("alice")
-        let bob = try await app.signUp("bob")
-        let carol = try await app.signUp("carol")
-        let dave = try await app.signUp("dave")
+        let (alice, bob, carol, dave) = try await app.signUp("alice", "bob", "carol", "dave")
         let post = try await app.createPost("moderated", by: alice)
         let byBob = try await app.createComment(on: post, "bob one", by: bob)
         let byBobToo = try await app.createComment(on: post, "bob two", by: bob)
         let byCarol = try await app.createComment(on: post, "carol", by: carol)
-        _ = try await app.createComment(on: post, "reply to carol", parentId: byCarol, by: bob)
+        try await app.createComment(on: post, "reply to carol", parentId: byCarol, by: bob)
 
         let own = try await app.client.delete("/v1/comments/\(byBob)", token: bob.accessToken)
         #expect(own.status == 204)
@@ -198,9 +192,9 @@ import Testing
         #expect(replySizes == [3, 1])
         #expect(replyItems.compactMap { $0["id"].string } == replies)
 
-        let first = try await app.client.get("/v1/posts/\(post)/comments?limit=3")
+        let first = try await app.client.get("/v1/posts/\(post)/comments?limit=3").requiring(200, "first page")
         let cursor = try #require(first.json["nextCursor"].string)
-        let replyPage = try await app.client.get("/v1/comments/\(ids[0])/replies?limit=3")
+        let replyPage = try await app.client.get("/v1/comments/\(ids[0])/replies?limit=3").requiring(200, "first page of replies")
         let replyCursor = try #require(replyPage.json["nextCursor"].string)
         for bad in ["/v1/posts/\(otherPost)/comments?cursor=\(cursor)",
                     "/v1/comments/\(ids[0])/replies?cursor=\(cursor)",
@@ -216,8 +210,7 @@ import Testing
     }
 
     @Test func anIdempotencyKeyMakesOneCommentAndReplaysIt() async throws {
-        let alice = try await app.signUp("alice")
-        let bob = try await app.signUp("bob")
+        let (alice, bob) = try await app.signUp("alice", "bob")
         let post = try await app.createPost("retry me", by: alice)
         let path = "/v1/posts/\(post)/comments"
         let key = ["Idempotency-Key": "comment-\(UUID().uuidString)"]

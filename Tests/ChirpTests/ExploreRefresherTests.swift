@@ -14,7 +14,7 @@ import Testing
     @Test func requestsReadTheRefreshersSnapshotInsteadOfRankingTheirOwn() async throws {
         let app = try await TestService.started(over: .socket)
         let author = try await app.signUp("ranked")
-        _ = try await app.client.post("/v1/posts", json: ["body": "to be ranked"], token: author.accessToken)
+        try await app.createPost("to be ranked", by: author)
         try await app.database.execute("delete from explore_snapshots")
 
         try await ExploreRefresher.refresh(on: app.service.pool)

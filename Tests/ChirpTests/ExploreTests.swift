@@ -52,9 +52,7 @@ import Testing
             // Between pages, likes move: the last posts of this page get liked, which would
             // push them onto the next page of a live ranking.
             for item in items.suffix(2) {
-                if let id = item["id"].string {
-                    _ = try await app.client.put("/v1/posts/\(id)/like", token: churner.accessToken)
-                }
+                if let id = item["id"].string { try await app.like(id, by: churner) }
             }
             try await app.database.execute("""
                 update posts set like_count = like_count + 100 where id in (
@@ -68,7 +66,7 @@ import Testing
 
     @Test func anExpiredSnapshotCursorIsA400() async throws {
         _ = try await seedRankedPosts()
-        let page = try await app.client.get("/v1/explore?limit=2")
+        let page = try await app.client.get("/v1/explore?limit=2").requiring(200, "first page")
         let cursor = try #require(page.json["nextCursor"].string)
         try await app.database.execute("delete from explore_snapshots")
         let expired = try await app.client.get("/v1/explore?cursor=\(cursor)")

@@ -6,9 +6,7 @@ import Testing
     init() async throws { app = try await .started(over: .socket) }
 
     @Test func followingIsIdempotentAndCountsBothSidesExactly() async throws {
-        let alice = try await app.signUp("alice")
-        let bob = try await app.signUp("bob")
-        let carol = try await app.signUp("carol")
+        let (alice, bob, carol) = try await app.signUp("alice", "bob", "carol")
         let path = "/v1/users/\(bob.username)/follow"
 
         let follow = try await app.client.put(path, token: alice.accessToken)

@@ -139,8 +139,8 @@ import Testing
         let name = "doc_\(UUID().uuidString.prefix(8).lowercased())"
         let session = try await check("POST", "/v1/auth/signup", "/v1/auth/signup", 201,
                                       json: ["username": name.uppercased(), "password": "correct horse battery", "displayName": "Doc"])
-        let token = try #require(session.json["accessToken"].string)
-        let refresh = try #require(session.json["refreshToken"].string)
+        let user = try #require(TestUser(session: session.json, password: "correct horse battery"))
+        let (token, refresh) = (user.accessToken, user.refreshToken)
         try await check("POST", "/v1/auth/signup", "/v1/auth/signup", 409, json: ["username": name, "password": "correct horse battery"])
         try await check("POST", "/v1/auth/signup", "/v1/auth/signup", 422, json: ["username": "x", "password": "correct horse battery"])
         try await check("POST", "/v1/auth/signup", "/v1/auth/signup", 400, raw: "{")
@@ -169,14 +169,14 @@ import Testing
         try await check("GET", "/v1/posts/{id}", "/v1/posts/\(postID)", 200)
         try await check("GET", "/v1/posts/{id}", "/v1/posts/not-a-uuid", 400)
         try await check("GET", "/v1/posts/{id}", "/v1/posts/\(UUID())", 404)
-        for _ in 0..<3 { _ = try await app.client.post("/v1/posts", json: ["body": "filler"], token: token) }
+        for _ in 0..<3 { try await app.createPost("filler", by: user) }
         let first = try await check("GET", "/v1/posts", "/v1/posts?limit=2", 200)
         let etag = try #require(first.header("ETag"))
         try await check("GET", "/v1/posts", "/v1/posts?limit=2", 304, headers: ["If-None-Match": etag])
         let next = try #require(first.json["nextCursor"].string)
         try await check("GET", "/v1/posts", "/v1/posts?limit=2&cursor=\(next)", 200)
         let head = try #require(first.json["headCursor"].string)
-        _ = try await app.client.post("/v1/posts", json: ["body": "newer"], token: token)
+        try await app.createPost("newer", by: user)
         try await check("GET", "/v1/posts", "/v1/posts?since=\(head)", 200)
         try await check("GET", "/v1/posts", "/v1/posts?cursor=garbled", 400)
         try await check("GET", "/v1/posts", "/v1/posts?limit=0", 400)

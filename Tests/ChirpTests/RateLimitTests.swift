@@ -53,8 +53,9 @@ import Testing
         try expectBudget(first, name: "login-ip", limit: 3, remaining: 2)
 
         // The address budget runs out first, whichever usernames are tried.
-        _ = try await app.client.logIn("someone_else", "whatever it is")
-        _ = try await app.client.logIn("and_another", "whatever it is")
+        for name in ["someone_else", "and_another"] {
+            #expect(try await app.client.logIn(name, "whatever it is").status == 401)
+        }
         let refused = try await app.client.logIn(user.username, user.password)
         try expectRefusal(refused, name: "login-ip", limit: 3)
     }

@@ -9,9 +9,7 @@ import Testing
         let app = try await TestService.started(over: .socket)
         let router = TestClient(.router, to: app.service)
         let user = try await app.signUp("transport")
-        for body in ["swift and postgres", "swift alone", "caf\u{E9} au lait"] {
-            #expect(try await app.client.post("/v1/posts", json: ["body": body], token: user.accessToken).status == 201)
-        }
+        for body in ["swift and postgres", "swift alone", "caf\u{E9} au lait"] { try await app.createPost(body, by: user) }
 
         let requests: [(method: String, path: String, body: String?)] = [
             ("GET", "/v1/search/posts?q=swift%20postgres", nil),

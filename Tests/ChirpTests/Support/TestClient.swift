@@ -31,6 +31,16 @@ struct TestClient: Sendable {
         func header(_ name: String) -> String? {
             headers.first { $0.key.lowercased() == name.lowercased() }?.value
         }
+
+        /// This response, when it has `status`; otherwise a failure that says what `action`
+        /// got instead. For the requests a test makes to set itself up.
+        @discardableResult
+        func requiring(_ status: Int, _ action: @autoclosure () -> String) throws -> Response {
+            guard self.status == status else {
+                throw Failure(description: "\(action()): expected \(status), got \(self.status) \(text)")
+            }
+            return self
+        }
     }
 
     private enum Connection: Sendable {

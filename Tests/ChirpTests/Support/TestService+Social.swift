@@ -1,24 +1,60 @@
 import Foundation
 import Postgres
 
-/// Helpers for the likes, comments, follows and search tests.
+/// The requests tests make to set themselves up, each checking its answer, so that a setup
+/// that goes wrong fails where it went wrong; and helpers for the likes, comments, follows and
+/// search tests.
 extension TestService {
+    /// Signs up one user per prefix, one after another, and returns them in the same order:
+    /// `let (alice, bob) = try await app.signUp("alice", "bob")`.
+    func signUp<each Prefix: StringProtocol>(
+        _ first: String, _ second: String, _ more: repeat each Prefix
+    ) async throws -> (TestUser, TestUser, repeat OneFor<each Prefix, TestUser>) {
+        (try await signUp(first), try await signUp(second), repeat try await signUp(String(each more)))
+    }
+
     /// Creates a post as `user` and returns its id.
+    @discardableResult
     func createPost(_ body: String, by user: TestUser) async throws -> String {
         let response = try await client.post("/v1/posts", json: ["body": body], token: user.accessToken)
-        guard response.status == 201, let id = response.json["id"].string else {
-            throw TestClient.Failure(description: "post failed: \(response.status) \(response.text)")
-        }
-        return id
+            .requiring(201, "post by \(user.username)")
+        return try id(in: response)
     }
 
     /// Comments (or replies, with `parentId`) as `user` and returns the new comment's id.
+    @discardableResult
     func createComment(on post: String, _ body: String, parentId: String? = nil, by user: TestUser) async throws -> String {
         var json: [String: Any] = ["body": body]
         if let parentId { json["parentId"] = parentId }
         let response = try await client.post("/v1/posts/\(post)/comments", json: json, token: user.accessToken)
-        guard response.status == 201, let id = response.json["id"].string else {
-            throw TestClient.Failure(description: "comment failed: \(response.status) \(response.text)")
+            .requiring(201, "comment by \(user.username)")
+        return try id(in: response)
+    }
+
+    /// Likes `post` as `user`.
+    func like(_ post: String, by user: TestUser) async throws {
+        try await client.put("/v1/posts/\(post)/like", token: user.accessToken).requiring(200, "like by \(user.username)")
+    }
+
+    /// Takes back `user`'s like of `post`.
+    func unlike(_ post: String, by user: TestUser) async throws {
+        try await client.delete("/v1/posts/\(post)/like", token: user.accessToken).requiring(200, "unlike by \(user.username)")
+    }
+
+    /// Makes `follower` follow `followee`.
+    func follow(_ followee: TestUser, by follower: TestUser) async throws {
+        try await client.put("/v1/users/\(followee.username)/follow", token: follower.accessToken)
+            .requiring(200, "follow by \(follower.username)")
+    }
+
+    /// Changes `user`'s profile fields (`displayName`, `bio`).
+    func updateProfile(_ fields: [String: Any], of user: TestUser) async throws {
+        try await client.patch("/v1/me", json: fields, token: user.accessToken).requiring(200, "profile update by \(user.username)")
+    }
+
+    private func id(in response: TestClient.Response) throws -> String {
+        guard let id = response.json["id"].string else {
+            throw TestClient.Failure(description: "no id in \(response.text)")
         }
         return id
     }
@@ -63,6 +99,10 @@ extension TestService {
 extension JSON {
     var ids: [String] { array.compactMap { $0["id"].string } }
 }
+
+/// `T` once for each element of a pack: `(repeat OneFor<each Prefix, TestUser>)` is a tuple of
+/// as many users as there are prefixes.
+typealias OneFor<Element, T> = T
 
 /// `2026-11-30T10:53:13Z`: seconds, UTC, no fraction.
 func isISO8601Seconds(_ text: String?) -> Bool {

@@ -29,8 +29,9 @@ final class TestService: @unchecked Sendable {  // immutable after init
     func signUp(_ prefix: String = "user", password: String = "correct horse battery") async throws -> TestUser {
         let username = "\(prefix)_\(UUID().uuidString.prefix(8).lowercased())"
         let response = try await client.post("/v1/auth/signup", json: ["username": username, "password": password])
-        guard response.status == 201, let user = TestUser(session: response.json, password: password) else {
-            throw TestClient.Failure(description: "sign-up failed: \(response.status) \(response.text)")
+            .requiring(201, "sign-up of \(username)")
+        guard let user = TestUser(session: response.json, password: password) else {
+            throw TestClient.Failure(description: "sign-up of \(username) answered no session: \(response.text)")
         }
         return user
     }
