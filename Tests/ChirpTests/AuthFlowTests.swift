@@ -2,9 +2,11 @@ import Foundation
 import TestSupport
 import Testing
 
+/// Sign-up, login, refresh and logout, profile edits, and the refusals of each. Through the
+/// router: what is tested is the routes' answers, not HTTP.
 @Suite struct AuthFlowTests {
     let app: TestService
-    init() async throws { app = try await .started(over: .socket) }
+    init() async throws { app = try await .started(over: .router) }
 
     @Test func signUpLogInRefreshAndLogOut() async throws {
         let user = try await app.signUp("flow")

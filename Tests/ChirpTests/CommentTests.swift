@@ -1,9 +1,11 @@
 import Foundation
 import Testing
 
+/// Comment threads and replies: exact counts, validation, who may delete, bound cursors and
+/// idempotent creates. Through the router: what is tested is the routes, not HTTP.
 @Suite struct CommentTests {
     let app: TestService
-    init() async throws { app = try await .started(over: .socket) }
+    init() async throws { app = try await .started(over: .router) }
 
     @Test func threadsReadOldestFirstWithRepliesAndExactCounts() async throws {
         let (alice, bob, carol) = try await app.signUp("alice", "bob", "carol")

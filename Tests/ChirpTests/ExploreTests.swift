@@ -3,9 +3,11 @@ import Postgres
 import TestSupport
 import Testing
 
+/// Explore ranks by likes and pages over a snapshot, stable while likes change. Through the
+/// router: what is tested is the ranking and its cursors, not HTTP.
 @Suite struct ExploreTests {
     let app: TestService
-    init() async throws { app = try await .started(over: .socket) }
+    init() async throws { app = try await .started(over: .router) }
 
     /// 30 posts liked 0…29 times (by fixture users, as superuser).
     func seedRankedPosts() async throws -> TestUser {

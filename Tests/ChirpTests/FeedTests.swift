@@ -3,9 +3,12 @@ import Postgres
 import TestSupport
 import Testing
 
+/// Timelines and the home feed: keyset pages that neither repeat nor skip, refresh with
+/// `since`, bounded limits, tamper-evident cursors and ETags. Through the router: what is
+/// tested is the routes and their cursors, not HTTP.
 @Suite struct FeedTests {
     let app: TestService
-    init() async throws { app = try await .started(over: .socket) }
+    init() async throws { app = try await .started(over: .router) }
 
     /// Follows `nextCursor` to the end and returns every item id in order.
     func pageThrough(_ path: String, limit: Int, token: String? = nil) async throws -> [String] {

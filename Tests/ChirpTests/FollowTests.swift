@@ -1,9 +1,11 @@
 import Foundation
 import Testing
 
+/// Follows: idempotent, counted exactly on both sides, also under concurrent churn, and refused
+/// for oneself, unknown users and anonymous callers. Through the router: HTTP is not the point.
 @Suite struct FollowTests {
     let app: TestService
-    init() async throws { app = try await .started(over: .socket) }
+    init() async throws { app = try await .started(over: .router) }
 
     @Test func followingIsIdempotentAndCountsBothSidesExactly() async throws {
         let (alice, bob, carol) = try await app.signUp("alice", "bob", "carol")

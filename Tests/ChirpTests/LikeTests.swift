@@ -1,9 +1,12 @@
 import Foundation
 import Testing
 
+/// Likes: idempotent, answering the authoritative count, exact under concurrency, listed newest
+/// first with bound cursors. Through the router: what is tested is the routes and the counters,
+/// not HTTP.
 @Suite struct LikeTests {
     let app: TestService
-    init() async throws { app = try await .started(over: .socket) }
+    init() async throws { app = try await .started(over: .router) }
 
     @Test func likeAndUnlikeAreIdempotentAndAnswerTheAuthoritativeCount() async throws {
         let (alice, bob, carol) = try await app.signUp("alice", "bob", "carol")

@@ -6,7 +6,8 @@ import Testing
 
 /// `openapi.yaml` and the router describe the same API: every route served is documented with
 /// its method, and every documented operation is served. Schemathesis (`scripts/fuzz`) checks
-/// the responses against the document; this keeps the two lists from drifting apart.
+/// the responses against the document; this keeps the two lists from drifting apart. Over
+/// sockets: the document is fetched as the server itself serves it, request id and all.
 @Suite struct OpenAPIContractTests {
     static let documentURL = TestCluster.repository.appendingPathComponent("openapi.yaml")
 
@@ -54,7 +55,9 @@ import Testing
 
 /// Real answers of the running service, for every operation and most error statuses, checked
 /// against the document's response schemas and required headers (the fuzzing stage does the
-/// same with generated requests; this keeps a deterministic copy in `swift test`).
+/// same with generated requests; this keeps a deterministic copy in `swift test`). Over sockets:
+/// the headers the document requires of every response (`X-Request-ID`) and the statuses it
+/// documents without a body are the server's to deliver.
 @Suite struct OpenAPIResponseTests {
     let app: TestService
     let schemas: OpenAPISchemas
@@ -224,9 +227,11 @@ import Testing
     }
 }
 
+/// A service whose document is missing still starts. Through the router: what is tested is the
+/// service's start-up and its answers, not HTTP.
 @Suite struct OpenAPIMissingDocumentTests {
     @Test func aServiceWithoutItsDocumentStartsAndAnswers404() async throws {
-        let app = try await TestService.started(over: .socket) { $0.openAPIPath = "/nonexistent/openapi.yaml" }
+        let app = try await TestService.started(over: .router) { $0.openAPIPath = "/nonexistent/openapi.yaml" }
         let missing = try await app.client.get("/openapi.yaml")
         #expect(missing.status == 404)
         #expect(missing.header("Content-Type") == "application/problem+json")

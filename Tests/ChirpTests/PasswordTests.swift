@@ -7,11 +7,12 @@ import Testing
 
 /// Password storage and checking: Argon2id at or above OWASP's minimum, upgraded on login when
 /// the parameters change, bounded in concurrency, and no faster for unknown users. Hashing is
-/// the point here, so these services hash as production does, not as other tests' services.
+/// the point here, so these services hash as production does, not as other tests' services;
+/// they are reached through the router, since HTTP is not.
 @Suite struct PasswordTests {
     /// A service whose configuration leaves password hashing at its default, as production's.
     func startedHashingAsProduction(_ configure: (inout ChirpConfiguration) -> Void = { _ in }) async throws -> TestService {
-        try await TestService.started(over: .socket) { configuration in
+        try await TestService.started(over: .router) { configuration in
             configuration.hashPasswordsAsProduction()
             configure(&configuration)
         }
@@ -35,13 +36,13 @@ import Testing
 
     @Test func logInRehashesAHashMadeWithOtherParameters() async throws {
         // An older deployment hashed with weaker parameters ...
-        let legacy = try await TestService.started(over: .socket) { $0.passwordHashing = .init(passes: 1, memoryBytes: 8 * 1024 * 1024) }
+        let legacy = try await TestService.started(over: .router) { $0.passwordHashing = .init(passes: 1, memoryBytes: 8 * 1024 * 1024) }
         let user = try await legacy.signUp("legacy")
         let before = try await storedHash(of: user.username, in: legacy.database)
         #expect(argon2Parameters(before) == ["m": 8_192, "t": 1, "p": 1])
 
         // ... and the current one, on the same database, upgrades it at the next good login.
-        let current = try TestServiceInstance(on: legacy.database, over: .socket) { $0.hashPasswordsAsProduction() }
+        let current = try TestServiceInstance(on: legacy.database, over: .router) { $0.hashPasswordsAsProduction() }
         let wrong = try await current.client.logIn(user.username, "not the password")
         #expect(wrong.status == 401)
         #expect(try await storedHash(of: user.username, in: legacy.database) == before)

@@ -2,9 +2,12 @@ import Foundation
 import TestSupport
 import Testing
 
+/// Posts: create, read and delete, validation, text that comes back exactly from every list,
+/// and idempotent creates, also when retried concurrently. Through the router: what is tested is
+/// the routes, not HTTP.
 @Suite struct PostTests {
     let app: TestService
-    init() async throws { app = try await .started(over: .socket) }
+    init() async throws { app = try await .started(over: .router) }
 
     @Test func createReadAndDeleteOwnPost() async throws {
         let user = try await app.signUp("poster")

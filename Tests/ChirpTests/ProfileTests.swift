@@ -3,9 +3,11 @@ import Postgres
 import TestSupport
 import Testing
 
+/// Profiles: counts, the viewer's follow, the first page, ETags, and the two reads sent at once.
+/// Through the router: what is tested is the route and its queries, not HTTP.
 @Suite struct ProfileTests {
     let app: TestService
-    init() async throws { app = try await .started(over: .socket) }
+    init() async throws { app = try await .started(over: .router) }
 
     @Test func aProfileCarriesCountsTheViewersFollowAndTheFirstPage() async throws {
         let (star, fan) = try await app.signUp("star", "fan")

@@ -2,9 +2,12 @@ import Foundation
 import TestSupport
 import Testing
 
+/// Full-text search of posts and prefix-then-similarity search of users: order, paging
+/// metadata, bounds and hostile terms. Through the router: what is tested is the routes and
+/// their queries, not HTTP.
 @Suite struct SearchTests {
     let app: TestService
-    init() async throws { app = try await .started(over: .socket) }
+    init() async throws { app = try await .started(over: .router) }
 
     @Test func postsAreFoundByWordNewestFirst() async throws {
         let alice = try await app.signUp("alice")
