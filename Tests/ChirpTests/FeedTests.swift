@@ -10,40 +10,18 @@ import Testing
     let app: TestService
     init() async throws { app = try await .started(over: .router) }
 
-    /// Follows `nextCursor` to the end and returns every item id in order.
-    func pageThrough(_ path: String, limit: Int, token: String? = nil) async throws -> [String] {
-        var ids: [String] = []
-        var cursor: String?
-        for _ in 0..<1_000 {
-            let query = cursor.map { "&cursor=\($0)" } ?? ""
-            let page = try await app.client.get("\(path)?limit=\(limit)\(query)", token: token)
-            #expect(page.status == 200)
-            let items = page.json["items"].array
-            #expect(items.count <= limit)
-            ids += items.compactMap { $0["id"].string }
-            guard page.json["hasMore"].bool == true else {
-                #expect(page.json["nextCursor"].isNull)
-                return ids
-            }
-            let next: String = try #require(page.json["nextCursor"].string)
-            cursor = next
-        }
-        Issue.record("paging did not end")
-        return ids
-    }
-
     @Test func aHundredPostsWithOneTimestampPageExactlyOnceEach() async throws {
         let author = try await app.signUp("same_time")
         try await app.database.execute("""
             insert into posts (author_id, body, created_at)
             select \(author.id)::uuid, 'tie ' || i, '2026-01-01 12:00:00+00' from generate_series(1, 100) i
             """)
-        let ids = try await pageThrough("/v1/users/\(author.username)/posts", limit: 7)
+        let ids = try await app.walk("/v1/users/\(author.username)/posts", limit: 7).items.ids
         #expect(ids.count == 100)
         #expect(Set(ids).count == 100)
         // Ties are broken by id, descending.
         #expect(ids == ids.sorted(by: >))
-        let global = try await pageThrough("/v1/posts", limit: 7)
+        let global = try await app.walk("/v1/posts", limit: 7).items.ids
         #expect(Set(global).isSuperset(of: ids))
         #expect(global.count == Set(global).count)
     }
@@ -54,16 +32,10 @@ import Testing
             insert into posts (author_id, body, created_at)
             select \(author.id)::uuid, 'old ' || i, now() - i * interval '1 second' from generate_series(1, 30) i
             """)
-        var seen: [String] = []
-        var cursor: String?
-        repeat {
-            let query = cursor.map { "&cursor=\($0)" } ?? ""
-            let page = try await app.client.get("/v1/users/\(author.username)/posts?limit=4\(query)").requiring(200, "a page")
-            seen += page.json["items"].array.compactMap { $0["id"].string }
-            cursor = page.json["nextCursor"].string
-            // Someone posts between every page.
+        // Someone posts between every page.
+        let seen = try await app.walk("/v1/users/\(author.username)/posts", limit: 4) { _ in
             try await app.createPost("new while paging", by: author)
-        } while cursor != nil
+        }.items.ids
         let old = try await app.database.execute(
             "select id from posts where author_id = \(author.id)::uuid and body like 'old %' order by created_at desc, id desc")
         let oldIDs = try old.rows.map { try $0.decode(UUID.self, at: 0).uuidString.lowercased() }
@@ -132,9 +104,7 @@ import Testing
 
     @Test func limitsAreBoundedAndValidated() async throws {
         let user = try await app.signUp("limits")
-        try await app.database.execute("""
-            insert into posts (author_id, body) select \(user.id)::uuid, 'x' || i from generate_series(1, 60) i
-            """)
+        try await app.insertPosts(60, by: user, prefix: "x")
         let clamped = try await app.client.get("/v1/users/\(user.username)/posts?limit=500")
         #expect(clamped.json["items"].array.count == 50)
         // Any positive integer is a size, however many digits: past Int's range it clamps too.

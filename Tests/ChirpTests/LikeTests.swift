@@ -9,8 +9,7 @@ import Testing
     init() async throws { app = try await .started(over: .router) }
 
     @Test func likeAndUnlikeAreIdempotentAndAnswerTheAuthoritativeCount() async throws {
-        let (alice, bob, carol) = try await app.signUp("alice", "bob", "carol")
-        let post = try await app.createPost("like me", by: alice)
+        let (_, bob, carol, post) = try await app.threeUsersAndAPost("like me")
 
         let first = try await app.client.put("/v1/posts/\(post)/like", token: bob.accessToken)
         #expect(first.status == 200)
@@ -80,8 +79,7 @@ import Testing
     }
 
     @Test func likedByMeIsTheViewersOwn() async throws {
-        let (alice, bob, carol) = try await app.signUp("alice", "bob", "carol")
-        let post = try await app.createPost("do you like it", by: alice)
+        let (_, bob, carol, post) = try await app.threeUsersAndAPost("do you like it")
         try await app.like(post, by: bob)
 
         let asBob = try await app.client.get("/v1/posts/\(post)", token: bob.accessToken)
@@ -110,7 +108,7 @@ import Testing
         }
         let (items, sizes) = try await app.walk("/v1/posts/\(post)/likes", limit: 2)
         #expect(sizes == [2, 2, 1])
-        #expect(items.compactMap { $0["id"].string } == likers.reversed().map(\.id))
+        #expect(items.ids == likers.reversed().map(\.id))
         #expect(items.compactMap { $0["username"].string } == likers.reversed().map(\.username))
         #expect(items.allSatisfy { $0.keys == ["id", "username", "displayName", "likedAt"] })
         #expect(items.allSatisfy { isISO8601Seconds($0["likedAt"].string) })

@@ -104,9 +104,7 @@ import Testing
     /// `total` counts at most 10,000 matches, so a very common word costs a bounded count.
     @Test func totalSaturatesAtTenThousand() async throws {
         let alice = try await app.signUp("alice")
-        try await app.database.execute("""
-            insert into posts (author_id, body) select \(alice.id)::uuid, 'flood ' || g from generate_series(1, 10050) g
-            """)
+        try await app.insertPosts(10_050, by: alice, prefix: "flood ")
         let page = try await app.client.get("/v1/search/posts?q=flood&per=50&page=200")
         #expect(page.status == 200)
         #expect(page.json["metadata"]["total"].int == 10_000)

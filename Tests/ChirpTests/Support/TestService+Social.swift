@@ -13,6 +13,12 @@ extension TestService {
         (try await signUp(first), try await signUp(second), repeat try await signUp(String(each more)))
     }
 
+    /// Alice, Bob and Carol signed up, and a post of Alice's for them to act on.
+    func threeUsersAndAPost(_ body: String) async throws -> (alice: TestUser, bob: TestUser, carol: TestUser, post: String) {
+        let (alice, bob, carol) = try await signUp("alice", "bob", "carol")
+        return (alice, bob, carol, try await createPost(body, by: alice))
+    }
+
     /// Creates a post as `user` and returns its id.
     @discardableResult
     func createPost(_ body: String, by user: TestUser) async throws -> String {
@@ -52,6 +58,13 @@ extension TestService {
         try await client.patch("/v1/me", json: fields, token: user.accessToken).requiring(200, "profile update by \(user.username)")
     }
 
+    /// Writes `count` posts by `author` as superuser, past the API: bodies `prefix` followed by
+    /// 1 to `count`, created now.
+    func insertPosts(_ count: Int, by author: TestUser, prefix: String) async throws {
+        try await database.execute(
+            "insert into posts (author_id, body) select \(author.id)::uuid, \(prefix)::text || i from generate_series(1, \(count)) i")
+    }
+
     private func id(in response: TestClient.Response) throws -> String {
         guard let id = response.json["id"].string else {
             throw TestClient.Failure(description: "no id in \(response.text)")
@@ -72,24 +85,31 @@ extension TestService {
         try await database.scalar(query, as: Int.self)
     }
 
-    /// Every item of a cursor list, following `nextCursor`, with the pages' sizes.
-    func walk(_ path: String, limit: Int, token: String? = nil) async throws -> (items: [JSON], pageSizes: [Int]) {
+    /// Every item of a cursor list, following `nextCursor`, with the pages' sizes. Each page must
+    /// answer 200 with at most `limit` items, and say `hasMore` exactly when it gives a
+    /// `nextCursor` (null on the last page). `afterEachPage` runs with each page's items before
+    /// the next page is asked for.
+    func walk(
+        _ path: String, limit: Int, token: String? = nil, afterEachPage: ([JSON]) async throws -> Void = { _ in }
+    ) async throws -> (items: [JSON], pageSizes: [Int]) {
         var items: [JSON] = []
         var sizes: [Int] = []
         var cursor: String?
         repeat {
             var target = "\(path)?limit=\(limit)"
             if let cursor { target += "&cursor=\(cursor)" }
-            let page = try await client.get(target, token: token)
-            guard page.status == 200 else {
-                throw TestClient.Failure(description: "\(target): \(page.status) \(page.text)")
+            let page = try await client.get(target, token: token).requiring(200, target)
+            let pageItems = page.json["items"].array
+            guard pageItems.count <= limit else {
+                throw TestClient.Failure(description: "\(target): \(pageItems.count) items")
             }
-            items += page.json["items"].array
-            sizes.append(page.json["items"].array.count)
+            items += pageItems
+            sizes.append(pageItems.count)
             cursor = page.json["nextCursor"].string
-            guard page.json["hasMore"].bool == (cursor != nil) else {
+            guard page.json["hasMore"].bool == (cursor != nil), cursor != nil || page.json["nextCursor"].isNull else {
                 throw TestClient.Failure(description: "hasMore disagrees with nextCursor: \(page.text)")
             }
+            try await afterEachPage(pageItems)
             guard sizes.count <= 100 else { throw TestClient.Failure(description: "paging does not end") }
         } while cursor != nil
         return (items, sizes)
@@ -97,7 +117,11 @@ extension TestService {
 }
 
 extension JSON {
-    var ids: [String] { array.compactMap { $0["id"].string } }
+    var ids: [String] { array.ids }
+}
+
+extension [JSON] {
+    var ids: [String] { compactMap { $0["id"].string } }
 }
 
 /// `T` once for each element of a pack: `(repeat OneFor<each Prefix, TestUser>)` is a tuple of

@@ -39,11 +39,7 @@ final class TestService: @unchecked Sendable {  // immutable after init
 
 /// A signed-up user and their tokens.
 struct TestUser: Sendable {
-    var id: String
-    var username: String
-    var password: String
-    var accessToken: String
-    var refreshToken: String
+    var id, username, password, accessToken, refreshToken: String
 
     init?(session: JSON, password: String) {
         guard let id = session["user"]["id"].string, let username = session["user"]["username"].string,
