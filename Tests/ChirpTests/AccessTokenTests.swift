@@ -8,7 +8,9 @@ import Testing
 /// Access tokens as a forger, a confused client or a clock would present them, each sent over
 /// HTTP to `GET /v1/me`. Only a well-formed HS256 token signed with the service's key, with
 /// sane claims, gets in; an expired one that is otherwise good is told `token_expired` (so the
-/// client refreshes), and everything else `unauthorized`.
+/// client refreshes), and everything else `unauthorized`. Over sockets: each `Authorization`
+/// field goes through the server's own header parsing (an empty field, trailing blanks, a
+/// token over 4 KiB) as a client's would.
 @Suite struct AccessTokenTests {
     @Test(arguments: TokenVector.all)
     func vector(_ vector: TokenVector) async throws {
@@ -80,7 +82,7 @@ struct VectorFixture: Sendable {
     static let shared = Task { try await VectorFixture() }
 
     private init() async throws {
-        app = try await TestService.started()
+        app = try await TestService.started(over: .socket)
         userID = try await app.database.scalar(
             "insert into users (username, display_name) values (\(uniqueName("vector")), 'Vector') returning id",
             as: PostgresUUID.self)

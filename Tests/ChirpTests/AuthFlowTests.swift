@@ -2,9 +2,11 @@ import Foundation
 import TestSupport
 import Testing
 
+/// Sign-up, login, refresh and logout, profile edits, and the refusals of each. Through the
+/// router: what is tested is the routes' answers, not HTTP.
 @Suite struct AuthFlowTests {
     let app: TestService
-    init() async throws { app = try await .started() }
+    init() async throws { app = try await .started(over: .router) }
 
     @Test func signUpLogInRefreshAndLogOut() async throws {
         let user = try await app.signUp("flow")
@@ -31,6 +33,7 @@ import Testing
     @Test func reusingARotatedRefreshTokenRevokesTheWholeChain() async throws {
         let user = try await app.signUp("reuse")
         let first = try await app.client.post("/v1/auth/refresh", json: ["refreshToken": user.refreshToken])
+            .requiring(200, "the first refresh")
         let second = try #require(first.json["refreshToken"].string)
         // An attacker replays the old token: refused, and the legitimate successor dies too.
         let replay = try await app.client.post("/v1/auth/refresh", json: ["refreshToken": user.refreshToken])

@@ -1,15 +1,14 @@
 import Foundation
 import Testing
 
+/// Comment threads and replies: exact counts, validation, who may delete, bound cursors and
+/// idempotent creates. Through the router: what is tested is the routes, not HTTP.
 @Suite struct CommentTests {
     let app: TestService
-    init() async throws { app = try await .started() }
+    init() async throws { app = try await .started(over: .router) }
 
     @Test func threadsReadOldestFirstWithRepliesAndExactCounts() async throws {
-        let alice = try await app.signUp("alice")
-        let bob = try await app.signUp("bob")
-        let carol = try await app.signUp("carol")
-        let post = try await app.createPost("discuss", by: alice)
+        let (alice, bob, carol, post) = try await app.threeUsersAndAPost("discuss")
 
         let created = try await app.client.post("/v1/posts/\(post)/comments", json: ["body": "  first!  "], token: bob.accessToken)
         #expect(created.status == 201)
@@ -53,8 +52,7 @@ import Testing
     }
 
     @Test func repliesAnswerOnlyTopLevelCommentsOfTheSamePost() async throws {
-        let alice = try await app.signUp("alice")
-        let bob = try await app.signUp("bob")
+        let (alice, bob) = try await app.signUp("alice", "bob")
         let post = try await app.createPost("one", by: alice)
         let otherPost = try await app.createPost("two", by: alice)
         let top = try await app.createComment(on: post, "top", by: bob)
@@ -142,35 +140,30 @@ import Testing
     }
 
     @Test func commentAuthorsAndPostAuthorsDeleteOthersCannot() async throws {
-        let alice = try await app.signUp("alice")
-        let bob = try await app.signUp("bob")
-        let carol = try await app.signUp("carol")
-        let dave = try await app.signUp("dave")
+        let (alice, bob, carol, dave) = try await app.signUp("alice", "bob", "carol", "dave")
         let post = try await app.createPost("moderated", by: alice)
         let byBob = try await app.createComment(on: post, "bob one", by: bob)
         let byBobToo = try await app.createComment(on: post, "bob two", by: bob)
         let byCarol = try await app.createComment(on: post, "carol", by: carol)
-        _ = try await app.createComment(on: post, "reply to carol", parentId: byCarol, by: bob)
+        try await app.createComment(on: post, "reply to carol", parentId: byCarol, by: bob)
 
-        let own = try await app.client.delete("/v1/comments/\(byBob)", token: bob.accessToken)
-        #expect(own.status == 204)
-        let byPostAuthor = try await app.client.delete("/v1/comments/\(byBobToo)", token: alice.accessToken)
-        #expect(byPostAuthor.status == 204)
-        let stranger = try await app.client.delete("/v1/comments/\(byCarol)", token: dave.accessToken)
-        #expect(stranger.status == 403 && stranger.json["code"].string == "forbidden")
+        // In order: who deletes what, and the status (and code) they get.
+        let attempts: [(comment: String, by: TestUser?, status: Int, code: String?, label: String)] = [
+            (byBob, bob, 204, nil, "the comment's author"),
+            (byBobToo, alice, 204, nil, "the post's author"),
+            (byCarol, dave, 403, "forbidden", "a stranger"),
+            (byCarol, bob, 403, nil, "a reply's author, on the comment it answers"),
+            (byBob, bob, 404, nil, "already deleted"),
+            (UUID().uuidString, bob, 404, "not_found", "unknown"),
+            ("xyz", bob, 400, nil, "a malformed id"),
+            (byCarol, nil, 401, nil, "anonymous"),
+        ]
+        for attempt in attempts {
+            let response = try await app.client.delete("/v1/comments/\(attempt.comment)", token: attempt.by?.accessToken)
+            #expect(response.status == attempt.status, "\(attempt.label)")
+            if let code = attempt.code { #expect(response.json["code"].string == code, "\(attempt.label)") }
+        }
         #expect(try await app.count("select count(*) from comments where id = \(byCarol)::uuid") == 1)
-        // A reply's author may not delete the comment it answers either.
-        let replier = try await app.client.delete("/v1/comments/\(byCarol)", token: bob.accessToken)
-        #expect(replier.status == 403)
-
-        let gone = try await app.client.delete("/v1/comments/\(byBob)", token: bob.accessToken)
-        #expect(gone.status == 404)
-        let unknown = try await app.client.delete("/v1/comments/\(UUID().uuidString)", token: bob.accessToken)
-        #expect(unknown.status == 404 && unknown.json["code"].string == "not_found")
-        let malformed = try await app.client.delete("/v1/comments/xyz", token: bob.accessToken)
-        #expect(malformed.status == 400)
-        let anonymous = try await app.client.delete("/v1/comments/\(byCarol)")
-        #expect(anonymous.status == 401)
         #expect(try await app.count("select comment_count from posts where id = \(post)::uuid") == 2)
 
         // Deleting a comment takes its replies with it, and the counter follows.
@@ -190,17 +183,17 @@ import Testing
         for index in 0..<7 { ids.append(try await app.createComment(on: post, "comment \(index)", by: alice)) }
         let (items, sizes) = try await app.walk("/v1/posts/\(post)/comments", limit: 3)
         #expect(sizes == [3, 3, 1])
-        #expect(items.compactMap { $0["id"].string } == ids)
+        #expect(items.ids == ids)
 
         var replies: [String] = []
         for index in 0..<4 { replies.append(try await app.createComment(on: post, "reply \(index)", parentId: ids[0], by: alice)) }
         let (replyItems, replySizes) = try await app.walk("/v1/comments/\(ids[0])/replies", limit: 3)
         #expect(replySizes == [3, 1])
-        #expect(replyItems.compactMap { $0["id"].string } == replies)
+        #expect(replyItems.ids == replies)
 
-        let first = try await app.client.get("/v1/posts/\(post)/comments?limit=3")
+        let first = try await app.client.get("/v1/posts/\(post)/comments?limit=3").requiring(200, "first page")
         let cursor = try #require(first.json["nextCursor"].string)
-        let replyPage = try await app.client.get("/v1/comments/\(ids[0])/replies?limit=3")
+        let replyPage = try await app.client.get("/v1/comments/\(ids[0])/replies?limit=3").requiring(200, "first page of replies")
         let replyCursor = try #require(replyPage.json["nextCursor"].string)
         for bad in ["/v1/posts/\(otherPost)/comments?cursor=\(cursor)",
                     "/v1/comments/\(ids[0])/replies?cursor=\(cursor)",
@@ -216,8 +209,7 @@ import Testing
     }
 
     @Test func anIdempotencyKeyMakesOneCommentAndReplaysIt() async throws {
-        let alice = try await app.signUp("alice")
-        let bob = try await app.signUp("bob")
+        let (alice, bob) = try await app.signUp("alice", "bob")
         let post = try await app.createPost("retry me", by: alice)
         let path = "/v1/posts/\(post)/comments"
         let key = ["Idempotency-Key": "comment-\(UUID().uuidString)"]

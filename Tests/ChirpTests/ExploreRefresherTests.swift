@@ -9,12 +9,12 @@ import Testing
 
 /// Explore snapshots ranked off the request path: the refresher ranks one when the newest is
 /// older than three quarters of its interval, and requests then read that one instead of
-/// ranking their own.
+/// ranking their own. The request goes through the router: HTTP is not the point here.
 @Suite struct ExploreRefresherTests {
     @Test func requestsReadTheRefreshersSnapshotInsteadOfRankingTheirOwn() async throws {
-        let app = try await TestService.started()
+        let app = try await TestService.started(over: .router)
         let author = try await app.signUp("ranked")
-        _ = try await app.client.post("/v1/posts", json: ["body": "to be ranked"], token: author.accessToken)
+        try await app.createPost("to be ranked", by: author)
         try await app.database.execute("delete from explore_snapshots")
 
         try await ExploreRefresher.refresh(on: app.service.pool)

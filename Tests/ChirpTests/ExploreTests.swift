@@ -3,9 +3,11 @@ import Postgres
 import TestSupport
 import Testing
 
+/// Explore ranks by likes and pages over a snapshot, stable while likes change. Through the
+/// router: what is tested is the ranking and its cursors, not HTTP.
 @Suite struct ExploreTests {
     let app: TestService
-    init() async throws { app = try await .started() }
+    init() async throws { app = try await .started(over: .router) }
 
     /// 30 posts liked 0…29 times (by fixture users, as superuser).
     func seedRankedPosts() async throws -> TestUser {
@@ -38,37 +40,23 @@ import Testing
 
     @Test func pagingIsStableWhileLikesChange() async throws {
         let author = try await seedRankedPosts()
-        var seen: [String] = []
-        var cursor: String?
         let churner = try await app.signUp("churner")
-        var round = 0
-        repeat {
-            let query = cursor.map { "&cursor=\($0)" } ?? ""
-            let page = try await app.client.get("/v1/explore?limit=4\(query)")
-            #expect(page.status == 200)
-            let items = page.json["items"].array
-            seen += items.compactMap { $0["id"].string }
-            cursor = page.json["nextCursor"].string
+        let seen = try await app.walk("/v1/explore", limit: 4) { items in
             // Between pages, likes move: the last posts of this page get liked, which would
             // push them onto the next page of a live ranking.
-            for item in items.suffix(2) {
-                if let id = item["id"].string {
-                    _ = try await app.client.put("/v1/posts/\(id)/like", token: churner.accessToken)
-                }
-            }
+            for id in items.suffix(2).ids { try await app.like(id, by: churner) }
             try await app.database.execute("""
                 update posts set like_count = like_count + 100 where id in (
                     select id from posts where author_id = \(author.id)::uuid order by random() limit 3)
                 """)
-            round += 1
-        } while cursor != nil && round < 20
+        }.items.ids
         #expect(seen.count == 30)
         #expect(Set(seen).count == seen.count)
     }
 
     @Test func anExpiredSnapshotCursorIsA400() async throws {
         _ = try await seedRankedPosts()
-        let page = try await app.client.get("/v1/explore?limit=2")
+        let page = try await app.client.get("/v1/explore?limit=2").requiring(200, "first page")
         let cursor = try #require(page.json["nextCursor"].string)
         try await app.database.execute("delete from explore_snapshots")
         let expired = try await app.client.get("/v1/explore?cursor=\(cursor)")

@@ -3,31 +3,12 @@ import Postgres
 import TestSupport
 import Testing
 
+/// Timelines and the home feed: keyset pages that neither repeat nor skip, refresh with
+/// `since`, bounded limits, tamper-evident cursors and ETags. Through the router: what is
+/// tested is the routes and their cursors, not HTTP.
 @Suite struct FeedTests {
     let app: TestService
-    init() async throws { app = try await .started() }
-
-    /// Follows `nextCursor` to the end and returns every item id in order.
-    func pageThrough(_ path: String, limit: Int, token: String? = nil) async throws -> [String] {
-        var ids: [String] = []
-        var cursor: String?
-        for _ in 0..<1_000 {
-            let query = cursor.map { "&cursor=\($0)" } ?? ""
-            let page = try await app.client.get("\(path)?limit=\(limit)\(query)", token: token)
-            #expect(page.status == 200)
-            let items = page.json["items"].array
-            #expect(items.count <= limit)
-            ids += items.compactMap { $0["id"].string }
-            guard page.json["hasMore"].bool == true else {
-                #expect(page.json["nextCursor"].isNull)
-                return ids
-            }
-            let next: String = try #require(page.json["nextCursor"].string)
-            cursor = next
-        }
-        Issue.record("paging did not end")
-        return ids
-    }
+    init() async throws { app = try await .started(over: .router) }
 
     @Test func aHundredPostsWithOneTimestampPageExactlyOnceEach() async throws {
         let author = try await app.signUp("same_time")
@@ -35,12 +16,12 @@ import Testing
             insert into posts (author_id, body, created_at)
             select \(author.id)::uuid, 'tie ' || i, '2026-01-01 12:00:00+00' from generate_series(1, 100) i
             """)
-        let ids = try await pageThrough("/v1/users/\(author.username)/posts", limit: 7)
+        let ids = try await app.walk("/v1/users/\(author.username)/posts", limit: 7).items.ids
         #expect(ids.count == 100)
         #expect(Set(ids).count == 100)
         // Ties are broken by id, descending.
         #expect(ids == ids.sorted(by: >))
-        let global = try await pageThrough("/v1/posts", limit: 7)
+        let global = try await app.walk("/v1/posts", limit: 7).items.ids
         #expect(Set(global).isSuperset(of: ids))
         #expect(global.count == Set(global).count)
     }
@@ -51,17 +32,10 @@ import Testing
             insert into posts (author_id, body, created_at)
             select \(author.id)::uuid, 'old ' || i, now() - i * interval '1 second' from generate_series(1, 30) i
             """)
-        var seen: [String] = []
-        var cursor: String?
-        repeat {
-            let query = cursor.map { "&cursor=\($0)" } ?? ""
-            let page = try await app.client.get("/v1/users/\(author.username)/posts?limit=4\(query)")
-            seen += page.json["items"].array.compactMap { $0["id"].string }
-            cursor = page.json["nextCursor"].string
-            // Someone posts between every page.
-            let posted = try await app.client.post("/v1/posts", json: ["body": "new while paging"], token: author.accessToken)
-            #expect(posted.status == 201)
-        } while cursor != nil
+        // Someone posts between every page.
+        let seen = try await app.walk("/v1/users/\(author.username)/posts", limit: 4) { _ in
+            try await app.createPost("new while paging", by: author)
+        }.items.ids
         let old = try await app.database.execute(
             "select id from posts where author_id = \(author.id)::uuid and body like 'old %' order by created_at desc, id desc")
         let oldIDs = try old.rows.map { try $0.decode(UUID.self, at: 0).uuidString.lowercased() }
@@ -71,10 +45,8 @@ import Testing
 
     @Test func refreshWithSinceReturnsOnlyNewerPostsAndReportsAGap() async throws {
         let author = try await app.signUp("refresher")
-        for index in 1...3 {
-            _ = try await app.client.post("/v1/posts", json: ["body": "first \(index)"], token: author.accessToken)
-        }
-        let first = try await app.client.get("/v1/feed?limit=5", token: author.accessToken)
+        for index in 1...3 { try await app.createPost("first \(index)", by: author) }
+        let first = try await app.client.get("/v1/feed?limit=5", token: author.accessToken).requiring(200, "the feed")
         let head = try #require(first.json["headCursor"].string)
         #expect(first.json["items"].array.count == 3)
 
@@ -84,9 +56,7 @@ import Testing
         #expect(nothingNew.json["gap"].bool == false)
         #expect(nothingNew.json["headCursor"].string == head)
 
-        for index in 1...5 {
-            _ = try await app.client.post("/v1/posts", json: ["body": "later \(index)"], token: author.accessToken)
-        }
+        for index in 1...5 { try await app.createPost("later \(index)", by: author) }
         let newer = try await app.client.get("/v1/feed?since=\(head)&limit=3", token: author.accessToken)
         #expect(newer.json["items"].array.map { $0["body"].string } == ["later 5", "later 4", "later 3"])
         #expect(newer.json["gap"].bool == true)
@@ -99,12 +69,10 @@ import Testing
     }
 
     @Test func theHomeFeedHoldsOwnAndFollowedPostsOnly() async throws {
-        let reader = try await app.signUp("reader")
-        let followed = try await app.signUp("followed")
-        let stranger = try await app.signUp("stranger")
-        _ = try await app.client.post("/v1/posts", json: ["body": "mine"], token: reader.accessToken)
-        _ = try await app.client.post("/v1/posts", json: ["body": "followed"], token: followed.accessToken)
-        _ = try await app.client.post("/v1/posts", json: ["body": "stranger"], token: stranger.accessToken)
+        let (reader, followed, stranger) = try await app.signUp("reader", "followed", "stranger")
+        for (user, body) in [(reader, "mine"), (followed, "followed"), (stranger, "stranger")] {
+            try await app.createPost(body, by: user)
+        }
         try await app.database.execute(
             "insert into follows (follower_id, followee_id) values (\(reader.id)::uuid, \(followed.id)::uuid)")
         let feed = try await app.client.get("/v1/feed", token: reader.accessToken)
@@ -116,10 +84,8 @@ import Testing
 
     @Test func forgedGarbledAndForeignCursorsAre400() async throws {
         let user = try await app.signUp("cursor")
-        for index in 1...3 {
-            _ = try await app.client.post("/v1/posts", json: ["body": "c\(index)"], token: user.accessToken)
-        }
-        let page = try await app.client.get("/v1/users/\(user.username)/posts?limit=1")
+        for index in 1...3 { try await app.createPost("c\(index)", by: user) }
+        let page = try await app.client.get("/v1/users/\(user.username)/posts?limit=1").requiring(200, "first page")
         let cursor = try #require(page.json["nextCursor"].string)
         var tampered = Array(cursor.utf8)
         tampered[3] = tampered[3] == UInt8(ascii: "A") ? UInt8(ascii: "B") : UInt8(ascii: "A")
@@ -138,9 +104,7 @@ import Testing
 
     @Test func limitsAreBoundedAndValidated() async throws {
         let user = try await app.signUp("limits")
-        try await app.database.execute("""
-            insert into posts (author_id, body) select \(user.id)::uuid, 'x' || i from generate_series(1, 60) i
-            """)
+        try await app.insertPosts(60, by: user, prefix: "x")
         let clamped = try await app.client.get("/v1/users/\(user.username)/posts?limit=500")
         #expect(clamped.json["items"].array.count == 50)
         // Any positive integer is a size, however many digits: past Int's range it clamps too.
@@ -159,14 +123,14 @@ import Testing
 
     @Test func anUnchangedFirstPageAnswers304() async throws {
         let user = try await app.signUp("etag")
-        _ = try await app.client.post("/v1/posts", json: ["body": "hello"], token: user.accessToken)
-        let first = try await app.client.get("/v1/feed", token: user.accessToken)
+        try await app.createPost("hello", by: user)
+        let first = try await app.client.get("/v1/feed", token: user.accessToken).requiring(200, "the feed")
         let tag = try #require(first.header("ETag"))
         #expect(tag.hasPrefix("W/\""))
         let again = try await app.client.get("/v1/feed", token: user.accessToken, headers: ["If-None-Match": tag])
         #expect(again.status == 304)
         #expect(again.body.isEmpty)
-        _ = try await app.client.post("/v1/posts", json: ["body": "news"], token: user.accessToken)
+        try await app.createPost("news", by: user)
         let changed = try await app.client.get("/v1/feed", token: user.accessToken, headers: ["If-None-Match": tag])
         #expect(changed.status == 200)
         #expect(changed.header("ETag") != tag)

@@ -1,14 +1,14 @@
 import Foundation
 import Testing
 
+/// Follows: idempotent, counted exactly on both sides, also under concurrent churn, and refused
+/// for oneself, unknown users and anonymous callers. Through the router: HTTP is not the point.
 @Suite struct FollowTests {
     let app: TestService
-    init() async throws { app = try await .started() }
+    init() async throws { app = try await .started(over: .router) }
 
     @Test func followingIsIdempotentAndCountsBothSidesExactly() async throws {
-        let alice = try await app.signUp("alice")
-        let bob = try await app.signUp("bob")
-        let carol = try await app.signUp("carol")
+        let (alice, bob, carol) = try await app.signUp("alice", "bob", "carol")
         let path = "/v1/users/\(bob.username)/follow"
 
         let follow = try await app.client.put(path, token: alice.accessToken)

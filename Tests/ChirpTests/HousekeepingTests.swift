@@ -4,9 +4,11 @@ import Postgres
 import TestSupport
 import Testing
 
+/// The periodic clean-up of expired tokens, idempotency keys and rate-limit windows. Its one
+/// sign-up goes through the router: HTTP is not the point.
 @Suite struct HousekeepingTests {
     @Test func expiredTokensOldKeysAndOldRateLimitWindowsAreRemovedAndLiveOnesKept() async throws {
-        let app = try await TestService.started()
+        let app = try await TestService.started(over: .router)
         let user = try await app.signUp("tidy")
         try await app.database.execute(
             PostgresQuery("""

@@ -1,15 +1,15 @@
 import Foundation
 import Testing
 
+/// Likes: idempotent, answering the authoritative count, exact under concurrency, listed newest
+/// first with bound cursors. Through the router: what is tested is the routes and the counters,
+/// not HTTP.
 @Suite struct LikeTests {
     let app: TestService
-    init() async throws { app = try await .started() }
+    init() async throws { app = try await .started(over: .router) }
 
     @Test func likeAndUnlikeAreIdempotentAndAnswerTheAuthoritativeCount() async throws {
-        let alice = try await app.signUp("alice")
-        let bob = try await app.signUp("bob")
-        let carol = try await app.signUp("carol")
-        let post = try await app.createPost("like me", by: alice)
+        let (_, bob, carol, post) = try await app.threeUsersAndAPost("like me")
 
         let first = try await app.client.put("/v1/posts/\(post)/like", token: bob.accessToken)
         #expect(first.status == 200)
@@ -34,8 +34,7 @@ import Testing
     }
 
     @Test func sixtyFourConcurrentIdenticalLikesMakeOneLike() async throws {
-        let alice = try await app.signUp("alice")
-        let bob = try await app.signUp("bob")
+        let (alice, bob) = try await app.signUp("alice", "bob")
         let post = try await app.createPost("hammer me", by: alice)
         let responses = try await withThrowingTaskGroup(of: TestClient.Response.self) { group in
             for _ in 0..<64 {
@@ -80,11 +79,8 @@ import Testing
     }
 
     @Test func likedByMeIsTheViewersOwn() async throws {
-        let alice = try await app.signUp("alice")
-        let bob = try await app.signUp("bob")
-        let carol = try await app.signUp("carol")
-        let post = try await app.createPost("do you like it", by: alice)
-        _ = try await app.client.put("/v1/posts/\(post)/like", token: bob.accessToken)
+        let (_, bob, carol, post) = try await app.threeUsersAndAPost("do you like it")
+        try await app.like(post, by: bob)
 
         let asBob = try await app.client.get("/v1/posts/\(post)", token: bob.accessToken)
         #expect(asBob.json["likedByMe"].bool == true)
@@ -95,7 +91,7 @@ import Testing
         #expect(anonymous.status == 200)
         #expect(anonymous.json["likedByMe"].bool == false)
 
-        _ = try await app.client.delete("/v1/posts/\(post)/like", token: bob.accessToken)
+        try await app.unlike(post, by: bob)
         let afterUnlike = try await app.client.get("/v1/posts/\(post)", token: bob.accessToken)
         #expect(afterUnlike.json["likedByMe"].bool == false)
         #expect(afterUnlike.json["likeCount"].int == 0)
@@ -107,19 +103,18 @@ import Testing
         var likers: [TestUser] = []
         for _ in 0..<5 {
             let user = try await app.signUp("liker")
-            let like = try await app.client.put("/v1/posts/\(post)/like", token: user.accessToken)
-            #expect(like.status == 200)
+            try await app.like(post, by: user)
             likers.append(user)
         }
         let (items, sizes) = try await app.walk("/v1/posts/\(post)/likes", limit: 2)
         #expect(sizes == [2, 2, 1])
-        #expect(items.compactMap { $0["id"].string } == likers.reversed().map(\.id))
+        #expect(items.ids == likers.reversed().map(\.id))
         #expect(items.compactMap { $0["username"].string } == likers.reversed().map(\.username))
         #expect(items.allSatisfy { $0.keys == ["id", "username", "displayName", "likedAt"] })
         #expect(items.allSatisfy { isISO8601Seconds($0["likedAt"].string) })
 
         // An unliked user leaves the list.
-        _ = try await app.client.delete("/v1/posts/\(post)/like", token: likers[2].accessToken)
+        try await app.unlike(post, by: likers[2])
         let after = try await app.client.get("/v1/posts/\(post)/likes")
         #expect(after.json["items"].ids == [likers[4], likers[3], likers[1], likers[0]].map(\.id))
         #expect(after.json["hasMore"].bool == false)
@@ -127,21 +122,17 @@ import Testing
     }
 
     @Test func cursorsAreBoundToTheirListAndTamperEvident() async throws {
-        let alice = try await app.signUp("alice")
-        let bob = try await app.signUp("bob")
-        let carol = try await app.signUp("carol")
+        let (alice, bob, carol) = try await app.signUp("alice", "bob", "carol")
         let first = try await app.createPost("first", by: alice)
         let second = try await app.createPost("second", by: alice)
-        for user in [bob, carol] {
-            _ = try await app.client.put("/v1/posts/\(first)/like", token: user.accessToken)
-        }
-        let page = try await app.client.get("/v1/posts/\(first)/likes?limit=1")
+        for user in [bob, carol] { try await app.like(first, by: user) }
+        let page = try await app.client.get("/v1/posts/\(first)/likes?limit=1").requiring(200, "first page")
         let cursor = try #require(page.json["nextCursor"].string)
         let next = try await app.client.get("/v1/posts/\(first)/likes?limit=1&cursor=\(cursor)")
         #expect(next.status == 200 && next.json["items"].ids == [bob.id])
 
         let tampered = String(cursor.dropLast()) + (cursor.hasSuffix("A") ? "B" : "A")
-        let timeline = try await app.client.get("/v1/posts?limit=1")
+        let timeline = try await app.client.get("/v1/posts?limit=1").requiring(200, "a timeline's first page")
         let timelineCursor = try #require(timeline.json["nextCursor"].string)
         for bad in ["/v1/posts/\(second)/likes?cursor=\(cursor)",  // another post's list
                     "/v1/posts/\(first)/likes?cursor=\(tampered)",

@@ -6,13 +6,14 @@ import Testing
 
 /// `openapi.yaml` and the router describe the same API: every route served is documented with
 /// its method, and every documented operation is served. Schemathesis (`scripts/fuzz`) checks
-/// the responses against the document; this keeps the two lists from drifting apart.
+/// the responses against the document; this keeps the two lists from drifting apart. Over
+/// sockets: the document is fetched as the server itself serves it, request id and all.
 @Suite struct OpenAPIContractTests {
     static let documentURL = TestCluster.repository.appendingPathComponent("openapi.yaml")
 
     let app: TestService
     init() async throws {
-        app = try await TestService.started { $0.openAPIPath = Self.documentURL.path }
+        app = try await TestService.started(over: .socket) { $0.openAPIPath = Self.documentURL.path }
     }
 
     @Test func everyRouteIsDocumentedAndEveryDocumentedOperationIsServed() throws {
@@ -54,13 +55,15 @@ import Testing
 
 /// Real answers of the running service, for every operation and most error statuses, checked
 /// against the document's response schemas and required headers (the fuzzing stage does the
-/// same with generated requests; this keeps a deterministic copy in `swift test`).
+/// same with generated requests; this keeps a deterministic copy in `swift test`). Over sockets:
+/// the headers the document requires of every response (`X-Request-ID`) and the statuses it
+/// documents without a body are the server's to deliver.
 @Suite struct OpenAPIResponseTests {
     let app: TestService
     let schemas: OpenAPISchemas
 
     init() async throws {
-        app = try await TestService.started { $0.openAPIPath = OpenAPIContractTests.documentURL.path }
+        app = try await TestService.started(over: .socket) { $0.openAPIPath = OpenAPIContractTests.documentURL.path }
         schemas = try OpenAPISchemas(yaml: String(contentsOf: OpenAPIContractTests.documentURL, encoding: .utf8))
     }
 
@@ -139,8 +142,8 @@ import Testing
         let name = "doc_\(UUID().uuidString.prefix(8).lowercased())"
         let session = try await check("POST", "/v1/auth/signup", "/v1/auth/signup", 201,
                                       json: ["username": name.uppercased(), "password": "correct horse battery", "displayName": "Doc"])
-        let token = try #require(session.json["accessToken"].string)
-        let refresh = try #require(session.json["refreshToken"].string)
+        let user = try #require(TestUser(session: session.json, password: "correct horse battery"))
+        let (token, refresh) = (user.accessToken, user.refreshToken)
         try await check("POST", "/v1/auth/signup", "/v1/auth/signup", 409, json: ["username": name, "password": "correct horse battery"])
         try await check("POST", "/v1/auth/signup", "/v1/auth/signup", 422, json: ["username": "x", "password": "correct horse battery"])
         try await check("POST", "/v1/auth/signup", "/v1/auth/signup", 400, raw: "{")
@@ -169,14 +172,14 @@ import Testing
         try await check("GET", "/v1/posts/{id}", "/v1/posts/\(postID)", 200)
         try await check("GET", "/v1/posts/{id}", "/v1/posts/not-a-uuid", 400)
         try await check("GET", "/v1/posts/{id}", "/v1/posts/\(UUID())", 404)
-        for _ in 0..<3 { _ = try await app.client.post("/v1/posts", json: ["body": "filler"], token: token) }
+        for _ in 0..<3 { try await app.createPost("filler", by: user) }
         let first = try await check("GET", "/v1/posts", "/v1/posts?limit=2", 200)
         let etag = try #require(first.header("ETag"))
         try await check("GET", "/v1/posts", "/v1/posts?limit=2", 304, headers: ["If-None-Match": etag])
         let next = try #require(first.json["nextCursor"].string)
         try await check("GET", "/v1/posts", "/v1/posts?limit=2&cursor=\(next)", 200)
         let head = try #require(first.json["headCursor"].string)
-        _ = try await app.client.post("/v1/posts", json: ["body": "newer"], token: token)
+        try await app.createPost("newer", by: user)
         try await check("GET", "/v1/posts", "/v1/posts?since=\(head)", 200)
         try await check("GET", "/v1/posts", "/v1/posts?cursor=garbled", 400)
         try await check("GET", "/v1/posts", "/v1/posts?limit=0", 400)
@@ -224,9 +227,11 @@ import Testing
     }
 }
 
+/// A service whose document is missing still starts. Through the router: what is tested is the
+/// service's start-up and its answers, not HTTP.
 @Suite struct OpenAPIMissingDocumentTests {
     @Test func aServiceWithoutItsDocumentStartsAndAnswers404() async throws {
-        let app = try await TestService.started { $0.openAPIPath = "/nonexistent/openapi.yaml" }
+        let app = try await TestService.started(over: .router) { $0.openAPIPath = "/nonexistent/openapi.yaml" }
         let missing = try await app.client.get("/openapi.yaml")
         #expect(missing.status == 404)
         #expect(missing.header("Content-Type") == "application/problem+json")

@@ -1,10 +1,12 @@
 import Foundation
 import Testing
 
+/// What operators read: the pool's gauges on `/metrics`. Through the router: these gauges come
+/// from the pool, not from the server's request metrics, which HTTPTests cover.
 @Suite struct OpsTests {
     /// An operator sizing the pool needs to see it: its bound, and how much of it requests use.
     @Test func metricsShowThePool() async throws {
-        let app = try await TestService.started { $0.pool.maxConnections = 7 }
+        let app = try await TestService.started(over: .router) { $0.pool.maxConnections = 7 }
         #expect(try await app.client.get("/readyz").status == 200)
         let metrics = try await app.client.get("/metrics")
         #expect(metrics.status == 200)
@@ -19,7 +21,7 @@ import Testing
 
     /// Left to its default, the pool is three connections per core, at most 32 (README).
     @Test func theDefaultPoolIsThreePerCore() async throws {
-        let app = try await TestService.started { $0.pool = .init(leaseTimeout: .seconds(5)) }
+        let app = try await TestService.started(over: .router) { $0.pool = .init(leaseTimeout: .seconds(5)) }
         let metrics = try await app.client.get("/metrics")
         let expected = min(3 * ProcessInfo.processInfo.activeProcessorCount, 32)
         #expect(metrics.text.split(separator: "\n").contains("db_pool_max \(expected)"))

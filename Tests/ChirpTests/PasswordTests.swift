@@ -6,11 +6,21 @@ import TestSupport
 import Testing
 
 /// Password storage and checking: Argon2id at or above OWASP's minimum, upgraded on login when
-/// the parameters change, bounded in concurrency, and no faster for unknown users.
+/// the parameters change, bounded in concurrency, and no faster for unknown users. Hashing is
+/// the point here, so these services hash as production does, not as other tests' services;
+/// they are reached through the router, since HTTP is not.
 @Suite struct PasswordTests {
+    /// A service whose configuration leaves password hashing at its default, as production's.
+    func startedHashingAsProduction(_ configure: (inout ChirpConfiguration) -> Void = { _ in }) async throws -> TestService {
+        try await TestService.started(over: .router) { configuration in
+            configuration.hashPasswordsAsProduction()
+            configure(&configuration)
+        }
+    }
+
     @Test func storedHashesAreArgon2idAtTheOWASPMinimum() async throws {
         #expect(PasswordHasher.Parameters.owaspMinimum == .init(passes: 2, memoryBytes: 19 * 1024 * 1024))
-        let app = try await TestService.started()
+        let app = try await startedHashingAsProduction()
         #expect(app.service.configuration.passwordHashing == .owaspMinimum)
 
         let user = try await app.signUp("argon")
@@ -26,13 +36,13 @@ import Testing
 
     @Test func logInRehashesAHashMadeWithOtherParameters() async throws {
         // An older deployment hashed with weaker parameters ...
-        let legacy = try await TestService.started { $0.passwordHashing = .init(passes: 1, memoryBytes: 8 * 1024 * 1024) }
+        let legacy = try await TestService.started(over: .router) { $0.passwordHashing = .init(passes: 1, memoryBytes: 8 * 1024 * 1024) }
         let user = try await legacy.signUp("legacy")
         let before = try await storedHash(of: user.username, in: legacy.database)
         #expect(argon2Parameters(before) == ["m": 8_192, "t": 1, "p": 1])
 
         // ... and the current one, on the same database, upgrades it at the next good login.
-        let current = try TestServiceInstance(on: legacy.database)
+        let current = try TestServiceInstance(on: legacy.database, over: .router) { $0.hashPasswordsAsProduction() }
         let wrong = try await current.client.logIn(user.username, "not the password")
         #expect(wrong.status == 401)
         #expect(try await storedHash(of: user.username, in: legacy.database) == before)
@@ -81,7 +91,7 @@ import Testing
     /// (against a decoy hash) as a wrong password, counted by the service itself, rather than
     /// timed on a machine whose noise is larger than the difference being looked for.
     @Test func unknownUsersAndWrongPasswordsDoTheSameWork() async throws {
-        let app = try await TestService.started { $0.rateLimits.loginPerUsername.limit = 1_000 }
+        let app = try await startedHashingAsProduction { $0.rateLimits.loginPerUsername.limit = 1_000 }
         let user = try await app.signUp("timing")
         let suffix = UUID().uuidString.prefix(6).lowercased()
         for round in 0..<3 {
@@ -102,7 +112,7 @@ import Testing
         #expect(try !hasher.verify("correct horse battery\u{0}and more", against: stored))
         #expect(try !hasher.verify("correct horse batter", against: stored))
 
-        let app = try await TestService.started()
+        let app = try await startedHashingAsProduction()
         let user = try await app.signUp("bytes")
         // A NUL must not end the comparison early, in the password or in the username.
         let smuggled = try await app.client.logIn(user.username, user.password + "\u{0}anything")

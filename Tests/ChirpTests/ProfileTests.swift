@@ -3,16 +3,15 @@ import Postgres
 import TestSupport
 import Testing
 
+/// Profiles: counts, the viewer's follow, the first page, ETags, and the two reads sent at once.
+/// Through the router: what is tested is the route and its queries, not HTTP.
 @Suite struct ProfileTests {
     let app: TestService
-    init() async throws { app = try await .started() }
+    init() async throws { app = try await .started(over: .router) }
 
     @Test func aProfileCarriesCountsTheViewersFollowAndTheFirstPage() async throws {
-        let star = try await app.signUp("star")
-        let fan = try await app.signUp("fan")
-        for index in 1...3 {
-            _ = try await app.client.post("/v1/posts", json: ["body": "post \(index)"], token: star.accessToken)
-        }
+        let (star, fan) = try await app.signUp("star", "fan")
+        for index in 1...3 { try await app.createPost("post \(index)", by: star) }
         try await app.database.execute(
             "insert into follows (follower_id, followee_id) values (\(fan.id)::uuid, \(star.id)::uuid)")
         let seenByFan = try await app.client.get("/v1/users/\(star.username)?limit=2", token: fan.accessToken)
@@ -34,10 +33,10 @@ import Testing
 
     @Test func anUnchangedProfileAnswers304() async throws {
         let user = try await app.signUp("stable")
-        let first = try await app.client.get("/v1/users/\(user.username)")
+        let first = try await app.client.get("/v1/users/\(user.username)").requiring(200, "the profile")
         let tag = try #require(first.header("ETag"))
         #expect(try await app.client.get("/v1/users/\(user.username)", headers: ["If-None-Match": tag]).status == 304)
-        _ = try await app.client.patch("/v1/me", json: ["bio": "changed"], token: user.accessToken)
+        try await app.updateProfile(["bio": "changed"], of: user)
         #expect(try await app.client.get("/v1/users/\(user.username)", headers: ["If-None-Match": tag]).status == 200)
     }
 

@@ -27,18 +27,14 @@ import Testing
 
     @Test func usersCannotCreateRowsInSomeoneElsesName() async throws {
         let (alice, bob) = (world.alice, world.bob)
-        let before = try await world.snapshot()
-        for query: PostgresQuery in [
+        try await expectRefusedChangingNothing(as: .user(alice), [
             "insert into posts (author_id, body) values (\(bob), 'words put in his mouth')",
             "insert into likes (user_id, post_id) values (\(bob), \(world.alicePost))",
             "insert into comments (post_id, author_id, body) values (\(world.bobPost), \(bob), 'forged')",
             "insert into comments (post_id, parent_id, author_id, body) values (\(world.bobPost), \(world.bobComment), \(bob), 'forged reply')",
             "insert into follows (follower_id, followee_id) values (\(bob), \(alice))",
             "insert into follows (follower_id, followee_id) values (\(bob), \(world.carol))",
-        ] {
-            await expectRefused(as: .user(alice), query)
-        }
-        #expect(try await world.snapshot() == before)
+        ])
 
         // The same statements in her own name pass: the refusals above are about whose row it is.
         for query: PostgresQuery in [
@@ -53,18 +49,15 @@ import Testing
 
     @Test func usersCannotChangeOrDeleteSomeoneElsesRows() async throws {
         let (alice, bob) = (world.alice, world.bob)
-        let before = try await world.snapshot()
         // Statements the grants refuse outright.
-        for query: PostgresQuery in [
+        let before = try await expectRefusedChangingNothing(as: .user(alice), [
             "update posts set body = 'edited' where id = \(world.bobPost)",
             "update comments set body = 'edited' where id = \(world.bobComment)",
             "update likes set created_at = now() where user_id = \(bob)",
             "update follows set followee_id = \(alice) where follower_id = \(bob)",
             "update users set follower_count = 1000000 where id = \(bob)",
             "delete from users where id = \(bob)",
-        ] {
-            await expectRefused(as: .user(alice), query)
-        }
+        ])
         // Statements the policies make touch nothing of Bob's.
         for query: PostgresQuery in [
             "update users set bio = 'hacked', display_name = 'hacked' where id = \(bob)",
@@ -98,8 +91,7 @@ import Testing
     }
 
     @Test func anonymousCannotWriteAnything() async throws {
-        let before = try await world.snapshot()
-        for query: PostgresQuery in [
+        try await expectRefusedChangingNothing(as: .anonymous, [
             "insert into users (username) values ('intruder')",
             "update users set bio = 'x'",
             "delete from users",
@@ -115,10 +107,7 @@ import Testing
             "delete from follows",
             "update credentials set password_hash = 'x'",
             "update refresh_tokens set revoked_at = now()",
-        ] {
-            await expectRefused(as: .anonymous, query)
-        }
-        #expect(try await world.snapshot() == before)
+        ])
     }
 
     @Test func onlyTheAuthServiceReadsSecrets() async throws {
@@ -183,6 +172,18 @@ import Testing
         // All of it on one connection.
         #expect(lastPID == pid)
         #expect(pool.statistics.connectionsOpened == 1)
+    }
+
+    /// Every statement fails with SQLSTATE 42501 (insufficient privilege), and nothing of Bob's,
+    /// Carol's or anyone's secrets changed; returns that unchanged snapshot.
+    @discardableResult
+    private func expectRefusedChangingNothing(
+        as identity: PostgresIdentity, _ queries: [PostgresQuery], sourceLocation: SourceLocation = #_sourceLocation
+    ) async throws -> String {
+        let before = try await world.snapshot()
+        for query in queries { await expectRefused(as: identity, query, sourceLocation: sourceLocation) }
+        #expect(try await world.snapshot() == before, sourceLocation: sourceLocation)
+        return before
     }
 
     /// The statement fails with SQLSTATE 42501 (insufficient privilege).

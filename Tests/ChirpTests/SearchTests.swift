@@ -2,16 +2,19 @@ import Foundation
 import TestSupport
 import Testing
 
+/// Full-text search of posts and prefix-then-similarity search of users: order, paging
+/// metadata, bounds and hostile terms. Through the router: what is tested is the routes and
+/// their queries, not HTTP.
 @Suite struct SearchTests {
     let app: TestService
-    init() async throws { app = try await .started() }
+    init() async throws { app = try await .started(over: .router) }
 
     @Test func postsAreFoundByWordNewestFirst() async throws {
         let alice = try await app.signUp("alice")
         let swiftOnly = try await app.createPost("Swift concurrency is great", by: alice)
-        _ = try await app.createPost("postgres row level security", by: alice)
+        try await app.createPost("postgres row level security", by: alice)
         let both = try await app.createPost("swift and Postgres, together", by: alice)
-        _ = try await app.createPost("cats", by: alice)
+        try await app.createPost("cats", by: alice)
 
         let swift = try await app.client.get("/v1/search/posts?q=swift")
         #expect(swift.status == 200)
@@ -40,14 +43,12 @@ import Testing
     }
 
     @Test func sortTopOrdersByLikesAndLikedByMeIsTheViewers() async throws {
-        let alice = try await app.signUp("alice")
-        let bob = try await app.signUp("bob")
-        let carol = try await app.signUp("carol")
+        let (alice, bob, carol) = try await app.signUp("alice", "bob", "carol")
         let none = try await app.createPost("kiwi zero", by: alice)
         let two = try await app.createPost("kiwi two", by: alice)
         let one = try await app.createPost("kiwi one", by: alice)
-        for user in [bob, carol] { _ = try await app.client.put("/v1/posts/\(two)/like", token: user.accessToken) }
-        _ = try await app.client.put("/v1/posts/\(one)/like", token: bob.accessToken)
+        for user in [bob, carol] { try await app.like(two, by: user) }
+        try await app.like(one, by: bob)
 
         let top = try await app.client.get("/v1/search/posts?q=kiwi&sort=top", token: bob.accessToken)
         #expect(top.json["items"].ids == [two, one, none])
@@ -103,9 +104,7 @@ import Testing
     /// `total` counts at most 10,000 matches, so a very common word costs a bounded count.
     @Test func totalSaturatesAtTenThousand() async throws {
         let alice = try await app.signUp("alice")
-        try await app.database.execute("""
-            insert into posts (author_id, body) select \(alice.id)::uuid, 'flood ' || g from generate_series(1, 10050) g
-            """)
+        try await app.insertPosts(10_050, by: alice, prefix: "flood ")
         let page = try await app.client.get("/v1/search/posts?q=flood&per=50&page=200")
         #expect(page.status == 200)
         #expect(page.json["metadata"]["total"].int == 10_000)
@@ -115,13 +114,10 @@ import Testing
     }
 
     @Test func usersAreFoundByPrefixThenSimilarity() async throws {
-        let kestrel = try await app.signUp("kestrel")
-        let fan = try await app.signUp("fan")
-        let alice = try await app.signUp("alice")
-        _ = try await app.signUp("other")
-        #expect(try await app.client.patch("/v1/me", json: ["displayName": "Kestrel Watcher"], token: fan.accessToken).status == 200)
-        #expect(try await app.client.patch("/v1/me", json: ["displayName": "Alice Wonderland"], token: alice.accessToken).status == 200)
-        _ = try await app.client.put("/v1/users/\(kestrel.username)/follow", token: alice.accessToken)
+        let (kestrel, fan, alice, _) = try await app.signUp("kestrel", "fan", "alice", "other")
+        try await app.updateProfile(["displayName": "Kestrel Watcher"], of: fan)
+        try await app.updateProfile(["displayName": "Alice Wonderland"], of: alice)
+        try await app.follow(kestrel, by: alice)
 
         let byPrefix = try await app.client.get("/v1/search/users?q=KESTR", token: alice.accessToken)
         #expect(byPrefix.status == 200)

@@ -1,10 +1,23 @@
+import Chirp
 import Foundation
+@testable import HTTP
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
 
-/// An HTTP client for the service under test: real requests over a real socket.
+/// An HTTP client for the service under test. Tests read the same `Response` whichever
+/// transport carries the request.
 struct TestClient: Sendable {
+    /// How a request reaches the service.
+    enum Transport: Sendable {
+        /// A real request over a real socket to the service's HTTP server: its framing and
+        /// limits, its middleware (request id, access log, metrics) and the headers it sets.
+        case socket
+        /// The request the server would have parsed, handed straight to the service's router
+        /// on its event loop: no socket, no server limits, no middleware. For route behaviour.
+        case router
+    }
+
     struct Failure: Error, CustomStringConvertible {
         var description: String
     }
@@ -18,40 +31,100 @@ struct TestClient: Sendable {
         func header(_ name: String) -> String? {
             headers.first { $0.key.lowercased() == name.lowercased() }?.value
         }
+
+        /// This response, when it has `status`; otherwise a failure that says what `action`
+        /// got instead. For the requests a test makes to set itself up.
+        @discardableResult
+        func requiring(_ status: Int, _ action: @autoclosure () -> String) throws -> Response {
+            guard self.status == status else {
+                throw Failure(description: "\(action()): expected \(status), got \(self.status) \(text)")
+            }
+            return self
+        }
     }
 
-    let port: Int
-    private let session: URLSession
+    private enum Connection: Sendable {
+        case socket(URLSession)
+        case router(ChirpService)
+    }
 
-    init(port: Int) {
-        self.port = port
-        let configuration = URLSessionConfiguration.ephemeral
-        configuration.httpMaximumConnectionsPerHost = 64
-        configuration.timeoutIntervalForRequest = 30
-        configuration.urlCache = nil
-        session = URLSession(configuration: configuration)
+    private let origin: String
+    private let connection: Connection
+
+    /// A client of a started `service`, over `transport`.
+    init(_ transport: Transport, to service: ChirpService) {
+        origin = "http://127.0.0.1:\(service.port)"
+        switch transport {
+        case .socket:
+            let configuration = URLSessionConfiguration.ephemeral
+            configuration.httpMaximumConnectionsPerHost = 64
+            configuration.timeoutIntervalForRequest = 30
+            configuration.urlCache = nil
+            connection = .socket(URLSession(configuration: configuration))
+        case .router:
+            connection = .router(service)
+        }
     }
 
     func request(
         _ method: String, _ path: String, body: Data? = nil, token: String? = nil,
         headers: [String: String] = [:], contentType: String? = "application/json"
     ) async throws -> Response {
-        guard let url = URL(string: "http://127.0.0.1:\(port)\(path)") else {
+        guard let url = URL(string: origin + path) else {
             throw Failure(description: "bad path \(path)")
         }
+        var fields: [(String, String)] = []
+        if body != nil, let contentType { fields.append(("Content-Type", contentType)) }
+        if let token { fields.append(("Authorization", "Bearer \(token)")) }
+        fields += headers.map { ($0.key, $0.value) }
+        switch connection {
+        case .socket(let session):
+            return try await Self.send(method, url, body: body, fields: fields, over: session)
+        case .router(let service):
+            return try await Self.route(method, url, body: body, fields: fields, to: service)
+        }
+    }
+
+    private static func send(
+        _ method: String, _ url: URL, body: Data?, fields: [(String, String)], over session: URLSession
+    ) async throws -> Response {
         var request = URLRequest(url: url)
         request.httpMethod = method
         request.httpBody = body
-        if body != nil, let contentType { request.setValue(contentType, forHTTPHeaderField: "Content-Type") }
-        if let token { request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization") }
-        for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
+        for (name, value) in fields { request.setValue(value, forHTTPHeaderField: name) }
         let (data, response) = try await session.data(for: request)
         guard let http = response as? HTTPURLResponse else { throw Failure(description: "not HTTP") }
-        var fields: [String: String] = [:]
+        var received: [String: String] = [:]
         for (name, value) in http.allHeaderFields {
-            if let name = name as? String, let value = value as? String { fields[name] = value }
+            if let name = name as? String, let value = value as? String { received[name] = value }
         }
-        return Response(status: http.statusCode, headers: fields, body: data)
+        return Response(status: http.statusCode, headers: received, body: data)
+    }
+
+    /// What the server does with a request it has read, short of its middleware: the head made
+    /// into a request by the server's own `RequestHead` (the target split into path and query,
+    /// the request id chosen) from the client address a socket test has, 127.0.0.1; the body
+    /// attached; the router run on the server's first loop, which the pool waits on too.
+    private static func route(
+        _ method: String, _ url: URL, body: Data?, fields: [(String, String)], to service: ChirpService
+    ) async throws -> Response {
+        let target = url.path(percentEncoded: true) + (url.query(percentEncoded: true).map { "?" + $0 } ?? "")
+        var headers = HTTPHeaders()
+        for (name, value) in fields { headers.set(name, value) }  // the last of a name wins, as in URLRequest
+        let head = RequestHead(
+            method: method, target: target, headers: headers, remoteAddress: "127.0.0.1", configuration: service.configuration.http)
+        var request = head.request
+        if let refusal = request.rejection {
+            throw Failure(description: "the server refuses \(method) \(target) before routing (\(refusal)): send it over a socket")
+        }
+        request.body = Array(body ?? Data())
+        let response = await withTaskExecutorPreference(service.pool.eventLoop) { await service.router.respond(to: request) }
+        var received: [String: String] = [:]
+        for (name, value) in response.headers {
+            // Repeated fields arrive joined, as URLSession reports them.
+            received[name] = received[name].map { "\($0), \(value)" } ?? value
+        }
+        return Response(status: response.status, headers: received, body: Data(response.body))
     }
 
     func get(_ path: String, token: String? = nil, headers: [String: String] = [:]) async throws -> Response {

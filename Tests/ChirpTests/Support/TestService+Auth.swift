@@ -9,12 +9,14 @@ final class TestServiceInstance: @unchecked Sendable {  // immutable after init
     let service: ChirpService
     let client: TestClient
 
-    init(on database: TestDatabase, configure: (inout ChirpConfiguration) -> Void = { _ in }) throws {
+    init(
+        on database: TestDatabase, over transport: TestClient.Transport, configure: (inout ChirpConfiguration) -> Void = { _ in }
+    ) throws {
         var configuration = ChirpConfiguration.forTests(on: database)
         configure(&configuration)
         service = try ChirpService(configuration: configuration)
         try service.start()
-        client = TestClient(port: service.port)
+        client = TestClient(transport, to: service)
     }
 
     deinit {
@@ -27,7 +29,6 @@ extension TestClient {
         try await post("/v1/auth/login", json: ["username": username, "password": password])
     }
 }
-
 
 extension TestService {
     /// The service's own count of Argon2id operations, from `/metrics`.

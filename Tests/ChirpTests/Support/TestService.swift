@@ -1,32 +1,37 @@
+import CSodium
 import Chirp
 import Foundation
 import HTTP
 import Postgres
 import TestSupport
 
-/// A running service on an ephemeral port, over its own fresh database.
+/// A running service on an ephemeral port, over its own fresh database, and a client that
+/// reaches it over the transport the suite chose.
 final class TestService: @unchecked Sendable {  // immutable after init
     let database: TestDatabase
     let instance: TestServiceInstance
     var service: ChirpService { instance.service }
     var client: TestClient { instance.client }
 
-    private init(database: TestDatabase, configure: (inout ChirpConfiguration) -> Void) throws {
+    private init(database: TestDatabase, over transport: TestClient.Transport, configure: (inout ChirpConfiguration) -> Void) throws {
         self.database = database
-        instance = try TestServiceInstance(on: database, configure: configure)
+        instance = try TestServiceInstance(on: database, over: transport, configure: configure)
     }
 
-    /// Starts one over a freshly migrated database.
-    static func started(configure: (inout ChirpConfiguration) -> Void = { _ in }) async throws -> TestService {
-        try TestService(database: try await TestDatabase.migrated(), configure: configure)
+    /// Starts one over a freshly migrated database, reached over `transport`.
+    static func started(
+        over transport: TestClient.Transport, configure: (inout ChirpConfiguration) -> Void = { _ in }
+    ) async throws -> TestService {
+        try TestService(database: try await TestDatabase.migrated(), over: transport, configure: configure)
     }
 
     /// Signs up a new user with a unique name and returns their session.
     func signUp(_ prefix: String = "user", password: String = "correct horse battery") async throws -> TestUser {
         let username = "\(prefix)_\(UUID().uuidString.prefix(8).lowercased())"
         let response = try await client.post("/v1/auth/signup", json: ["username": username, "password": password])
-        guard response.status == 201, let user = TestUser(session: response.json, password: password) else {
-            throw TestClient.Failure(description: "sign-up failed: \(response.status) \(response.text)")
+            .requiring(201, "sign-up of \(username)")
+        guard let user = TestUser(session: response.json, password: password) else {
+            throw TestClient.Failure(description: "sign-up of \(username) answered no session: \(response.text)")
         }
         return user
     }
@@ -34,11 +39,7 @@ final class TestService: @unchecked Sendable {  // immutable after init
 
 /// A signed-up user and their tokens.
 struct TestUser: Sendable {
-    var id: String
-    var username: String
-    var password: String
-    var accessToken: String
-    var refreshToken: String
+    var id, username, password, accessToken, refreshToken: String
 
     init?(session: JSON, password: String) {
         guard let id = session["user"]["id"].string, let username = session["user"]["username"].string,
@@ -53,8 +54,8 @@ struct TestUser: Sendable {
 }
 
 extension ChirpConfiguration {
-    /// What `TestService` runs with: the same secret, an ephemeral port, and address budgets
-    /// out of the way (every test client comes from 127.0.0.1).
+    /// What `TestService` runs with: the same secret, an ephemeral port, address budgets out of
+    /// the way (every test client comes from 127.0.0.1), and the cheapest password hashing.
     static func forTests(on database: TestDatabase) -> ChirpConfiguration {
         var http = HTTPServerConfiguration(host: "127.0.0.1", port: 0)
         http.perIPConnectionLimit = 0
@@ -71,8 +72,25 @@ extension ChirpConfiguration {
         configuration.rateLimits.signupPerAddress.limit = 100_000
         configuration.rateLimits.loginPerAddress.limit = 100_000
         configuration.rateLimits.refreshPerAddress.limit = 100_000
+        configuration.passwordHashing = .leastForTests
         return configuration
     }
+
+    /// Hashes passwords as a configuration does when it leaves hashing alone, as production
+    /// does: for the tests whose point is the hashing itself.
+    mutating func hashPasswordsAsProduction() {
+        passwordHashing = ChirpConfiguration(database: database, jwtSecret: jwtSecret).passwordHashing
+    }
+}
+
+extension PasswordHasher.Parameters {
+    /// The least work libsodium's Argon2id accepts (one pass over 8 KiB). Every test service
+    /// hashes with it unless its test is about hashing, so that a sign-up, a login and the
+    /// service's own decoy hash cost a fraction of a millisecond instead of OWASP's 55 ms. A
+    /// login rehashes only a hash made with other parameters than the service's, so the
+    /// services' own hashes are never rehashed.
+    static let leastForTests = PasswordHasher.Parameters(
+        passes: crypto_pwhash_argon2id_opslimit_min(), memoryBytes: crypto_pwhash_argon2id_memlimit_min())
 }
 
 /// The JWT secret every test service signs access tokens with.
