@@ -61,10 +61,8 @@ import Testing
     }
 
     @Test func callersOnTheLoopThreadWaitThereAndStayThere() async throws {
-        let loop = try EventLoop()
-        defer { loop.stop() }
-        let pool = try TestCluster.adminPool(.init(maxConnections: 1, leaseTimeout: .seconds(10)), loop: loop)
-        defer { pool.close() }
+        let (pool, loop) = try poolOfOneOnItsOwnLoop()
+        defer { Self.close(pool, loop) }
         let owner = owner
         let answers = try await withThrowingTaskGroup(of: (Int, Bool).self) { group in
             for n in 0..<4 {
@@ -126,10 +124,8 @@ import Testing
     }
 
     @Test func waitsServedInTimeLeaveNoTimersBehind() async throws {
-        let loop = try EventLoop()
-        defer { loop.stop() }
-        let pool = try TestCluster.adminPool(.init(maxConnections: 1, leaseTimeout: .seconds(30)), loop: loop)
-        defer { pool.close() }
+        let (pool, loop) = try poolOfOneOnItsOwnLoop()
+        defer { Self.close(pool, loop) }
         let owner = owner
         try await withThrowingTaskGroup(of: Void.self) { group in
             for _ in 0..<20 {
@@ -237,6 +233,17 @@ import Testing
             as: owner, PostgresQuery("select 1").value(Int.self), PostgresQuery("select \("two")::text").value(String.self))
         #expect(first == 1 && second == "two")
         #expect(pool.statistics.connectionsOpened == 1)
+    }
+
+    /// A pool of one connection that waits on a loop of its own, so the test can look at that loop.
+    private func poolOfOneOnItsOwnLoop() throws -> (PostgresPool, EventLoop) {
+        let loop = try EventLoop()
+        return (try TestCluster.adminPool(.init(maxConnections: 1, leaseTimeout: .seconds(30)), loop: loop), loop)
+    }
+
+    private static func close(_ pool: PostgresPool, _ loop: EventLoop) {
+        pool.close()
+        loop.stop()
     }
 
     /// A pool of one connection, and what holds that connection until released.
