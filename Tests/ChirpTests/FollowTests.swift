@@ -46,6 +46,31 @@ import Testing
         #expect(try await app.count("select count(*) from follows") == 1)
     }
 
+    /// A viewer who follows hundreds sees exactly their own follows, user by user, on every
+    /// page of a user search; an anonymous viewer follows nobody.
+    @Test func followedByMeIsExactForAViewerWhoFollowsHundreds() async throws {
+        let fan = try await app.signUp("fan")
+        // Past the API: 400 users, of whom the fan follows all but every fourth (300).
+        try await app.database.execute("insert into users (username) select 'followed_' || i from generate_series(1, 400) i")
+        try await app.database.execute("""
+            insert into follows (follower_id, followee_id)
+            select \(fan.id)::uuid, id from users where username like 'followed%' and substring(username from 10)::int % 4 <> 0
+            """)
+        let followedByFan = Set((1...400).filter { $0 % 4 != 0 }.map { "followed_\($0)" })
+
+        var items: [JSON] = []
+        for page in 1...8 {
+            let path = "/v1/search/users?q=followed&per=50&page=\(page)"
+            items += try await app.client.get(path, token: fan.accessToken).requiring(200, path).json["items"].array
+        }
+        #expect(items.count == 400)
+        #expect(items.allSatisfy { $0["followedByMe"].bool != nil })
+        #expect(Set(items.filter { $0["followedByMe"].bool == true }.compactMap { $0["username"].string }) == followedByFan)
+        let anonymous = try await app.client.get("/v1/search/users?q=followed&per=50")
+        #expect(anonymous.json["items"].array.count == 50)
+        #expect(anonymous.json["items"].array.allSatisfy { $0["followedByMe"].bool == false })
+    }
+
     @Test func selfUnknownAndAnonymousFollowsAreRefused() async throws {
         let alice = try await app.signUp("alice")
         let me = try await app.client.put("/v1/users/\(alice.username)/follow", token: alice.accessToken)

@@ -97,6 +97,34 @@ import Testing
         #expect(afterUnlike.json["likeCount"].int == 0)
     }
 
+    /// A viewer with hundreds of likes sees exactly their own, post by post, on every page of
+    /// the timeline and of explore; another viewer sees only theirs, an anonymous one none.
+    @Test func likedByMeIsExactForAViewerWithHundredsOfLikes() async throws {
+        let (alice, bob, carol) = try await app.signUp("alice", "bob", "carol")
+        try await app.insertPosts(400, by: alice, prefix: "many ")
+        // Past the API: Bob likes all but every fourth post (300 likes), Carol likes one. Then
+        // explore ranks a fresh snapshot.
+        try await app.database.execute("""
+            insert into likes (user_id, post_id)
+            select \(bob.id)::uuid, id from posts where author_id = \(alice.id)::uuid and substring(body from 6)::int % 4 <> 0
+            """)
+        try await app.database.execute("insert into likes (user_id, post_id) select \(carol.id)::uuid, id from posts where body = 'many 4'")
+        try await app.database.execute("delete from explore_snapshots")
+        let likedByBob = Set((1...400).filter { $0 % 4 != 0 }.map { "many \($0)" })
+
+        for path in ["/v1/posts", "/v1/explore"] {
+            let items = try await app.walk(path, limit: 50, token: bob.accessToken).items
+            #expect(items.count == 400, "\(path)")
+            #expect(items.allSatisfy { $0["likedByMe"].bool != nil }, "\(path)")
+            #expect(Set(items.filter { $0["likedByMe"].bool == true }.compactMap { $0["body"].string }) == likedByBob, "\(path)")
+        }
+        let asCarol = try await app.walk("/v1/posts", limit: 100, token: carol.accessToken).items
+        #expect(asCarol.filter { $0["likedByMe"].bool == true }.compactMap { $0["body"].string } == ["many 4"])
+        let anonymous = try await app.walk("/v1/posts", limit: 100).items
+        #expect(anonymous.count == 400)
+        #expect(anonymous.allSatisfy { $0["likedByMe"].bool == false })
+    }
+
     @Test func likersPageNewestFirstEachExactlyOnce() async throws {
         let alice = try await app.signUp("alice")
         let post = try await app.createPost("popular", by: alice)

@@ -1,14 +1,16 @@
 -- Every list is one index range scan with no sort, as an anonymous caller
 -- (so with row-level security in play) and with generic plans (what the
--- service's prepared statements get).
+-- service's prepared statements get). The viewer's flags cost one probe per
+-- returned row.
 begin;
-select plan(13);
+\ir support/helpers.sql
+select plan(19);
 
 -- The plan of one statement, one line per row.
-create function pg_temp.plan_of(sql text) returns setof text
+create function pg_temp.plan_of(sql text, options text default 'costs off') returns setof text
   language plpgsql as $$
 begin
-  return query execute 'explain (costs off) ' || sql;
+  return query execute 'explain (' || options || ') ' || sql;
 end
 $$;
 
@@ -21,8 +23,20 @@ create function pg_temp.scans_only(sql text, index_name text) returns boolean
   from pg_temp.plan_of(sql) l
 $$;
 
+-- True when a flag column costs one probe of the named index per row: its
+-- subplan's index condition names the outer row (probe, as VERBOSE prints it),
+-- and no subplan is hashed (a hashed one reads every row of the viewer first).
+create function pg_temp.probes_per_row(sql text, index_name text, probe text) returns boolean
+  language sql as $$
+  select bool_or(l ~ ('Index (Only )?Scan using ' || index_name || '\M'))
+         and bool_or(l ~ '^ *Index Cond: ' and strpos(l, probe) > 0)
+         and not bool_or(l ~ 'hashed SubPlan')
+  from pg_temp.plan_of(sql, 'verbose, costs off') l
+$$;
+
 -- 1,000 users (50 of them post, 100 posts each), 5,000 likes, 5,000
--- comments and as many replies.
+-- comments and as many replies; and a fan who likes 2,000 of the posts and
+-- follows 500 of the users.
 -- ANALYZE after each step: on never-analyzed tables the planner may probe
 -- posts by id through posts_created_at_id_idx (a full index scan per row).
 insert into users (username) select 'user' || g from generate_series(1, 1000) g;
@@ -38,6 +52,11 @@ insert into likes (user_id, post_id, created_at)
   select (select a from user_ids)[1 + (row_number() over (order by id))::integer % 1000], id,
          created_at + interval '1 minute'
   from posts;
+insert into users (id, username) values ('00000000-0000-4000-a000-0000000000f0', 'fan');
+insert into likes (user_id, post_id)
+  select '00000000-0000-4000-a000-0000000000f0', id from posts order by created_at desc limit 2000;
+insert into follows (follower_id, followee_id)
+  select '00000000-0000-4000-a000-0000000000f0', a from unnest((select a[1:500] from user_ids)) a;
 insert into comments (post_id, author_id, body)
   select id, author_id, 'first' from posts;
 analyze comments;
@@ -98,6 +117,43 @@ select ok(pg_temp.scans_only($$ execute search_usernames('user12') $$, 'users_us
 select ok(pg_temp.scans_only($$ execute search_display_names('bob') $$, 'users_display_name_trgm_idx'),
   'display name search can use users_display_name_trgm_idx');
 reset enable_seqscan;
+
+-- The viewer's flags, spelled as Post.columns and Profile.columns spell them,
+-- for the fan (2,000 likes, 500 follows): one probe per returned row.
+\set liked_by_me 'coalesce((select true from likes l where l.user_id = (select app.user_id()) and l.post_id = p.id), false)'
+\set followed_by_me 'coalesce((select true from follows f where f.follower_id = (select app.user_id()) and f.followee_id = u.id), false)'
+select pg_temp.act_as('chirp_user', '00000000-0000-4000-a000-0000000000f0');
+prepare timeline_flags(timestamptz, uuid) as
+  select p.id, a.username, :liked_by_me from posts p join users a on a.id = p.author_id
+  where (p.created_at, p.id) < ($1, $2) order by p.created_at desc, p.id desc limit 21;
+prepare search_users_flags(text) as
+  select u.id, :followed_by_me from users u
+  where u.username like $1 || '%' or u.username % $1 or u.display_name ilike '%' || $1 || '%'
+  order by (u.username like $1 || '%') desc, similarity(u.username, $1) desc, u.username limit 21;
+
+select ok(pg_temp.probes_per_row($$ execute timeline_flags(now(), gen_random_uuid()) $$,
+  'likes_(pkey|post_created_at_user_idx)', 'l.post_id = p.id'), 'likedByMe on a timeline page: one probe of likes per post');
+select ok(pg_temp.probes_per_row($$ execute search_users_flags('user') $$,
+  'follows_(pkey|followee_follower_idx)', 'f.followee_id = u.id'), 'followedByMe in user search: one probe of follows per user');
+set local plan_cache_mode = force_custom_plan;
+select ok(pg_temp.probes_per_row($$ execute timeline_flags(now(), gen_random_uuid()) $$,
+  'likes_(pkey|post_created_at_user_idx)', 'l.post_id = p.id'), 'likedByMe on a timeline page, custom plan: one probe per post');
+select ok(pg_temp.probes_per_row($$ execute search_users_flags('user') $$,
+  'follows_(pkey|followee_follower_idx)', 'f.followee_id = u.id'), 'followedByMe in user search, custom plan: one probe per user');
+
+-- Spelled as exists, with or without limit 1, the flag is a hashed subplan
+-- that reads all 2,000 of the fan's likes first: the check catches it.
+prepare timeline_exists(timestamptz, uuid) as
+  select p.id, exists (select from likes l where l.user_id = (select app.user_id()) and l.post_id = p.id)
+  from posts p where (p.created_at, p.id) < ($1, $2) order by p.created_at desc, p.id desc limit 21;
+prepare timeline_exists_limit(timestamptz, uuid) as
+  select p.id, exists (select from likes l where l.user_id = (select app.user_id()) and l.post_id = p.id limit 1)
+  from posts p where (p.created_at, p.id) < ($1, $2) order by p.created_at desc, p.id desc limit 21;
+select ok(not pg_temp.probes_per_row($$ execute timeline_exists(now(), gen_random_uuid()) $$,
+  'likes_(pkey|post_created_at_user_idx)', 'l.post_id = p.id'), 'an exists flag does not pass the check');
+select ok(not pg_temp.probes_per_row($$ execute timeline_exists_limit(now(), gen_random_uuid()) $$,
+  'likes_(pkey|post_created_at_user_idx)', 'l.post_id = p.id'), 'an exists flag with limit 1 does not pass the check');
+set local plan_cache_mode = force_generic_plan;
 
 -- The same checks fail on a query that needs a sort, so they can fail.
 select ok(not pg_temp.scans_only(

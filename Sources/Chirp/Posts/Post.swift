@@ -29,9 +29,13 @@ package struct Post: JSONWritable {
     var position: KeysetPosition { KeysetPosition(timestamp: createdAt, id: id) }
 
     /// The columns `init(row:)` reads, for a `posts` row aliased `p` joined to its author `a`.
+    /// `likedByMe` is the viewer's like, false when anonymous: a scalar subquery, so it costs
+    /// one probe of `likes_pkey` per returned row. Written as `exists` (with or without
+    /// `limit 1`), PostgreSQL may plan it as a hashed subplan that first reads every like the
+    /// viewer ever gave, on every page (see `sql/tests/80_keyset_plans.sql`).
     package static let columns = """
         p.id, p.body, p.created_at, p.like_count, p.comment_count, a.id, a.username, a.display_name,
-        exists (select from likes l where l.user_id = (select app.user_id()) and l.post_id = p.id)
+        coalesce((select true from likes l where l.user_id = (select app.user_id()) and l.post_id = p.id), false)
         """
 
     init(row: PostgresRow) throws {

@@ -13,10 +13,11 @@ package struct Profile: JSONWritable {
     var followedByMe: Bool
 
     /// The columns `init(row:)` reads, for a `users` row aliased `u`. `followedByMe` is
-    /// the viewer's follow, false when anonymous.
+    /// the viewer's follow, false when anonymous: like `Post.likedByMe`, a scalar subquery,
+    /// one probe of a `follows` key per returned row however many users the viewer follows.
     static let columns = """
         u.id, u.username, u.display_name, u.bio, u.follower_count, u.following_count, u.post_count,
-        exists (select from follows f where f.follower_id = (select app.user_id()) and f.followee_id = u.id)
+        coalesce((select true from follows f where f.follower_id = (select app.user_id()) and f.followee_id = u.id), false)
         """
 
     init(row: PostgresRow) throws {
