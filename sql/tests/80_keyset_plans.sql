@@ -1,10 +1,10 @@
 -- Every list is one index range scan with no sort, as an anonymous caller
 -- (so with row-level security in play) and with generic plans (what the
 -- service's prepared statements get). The viewer's flags cost one probe per
--- returned row.
+-- returned row, and explore's pages read a snapshot's ranks in order.
 begin;
 \ir support/helpers.sql
-select plan(19);
+select plan(25);
 
 -- The plan of one statement, one line per row.
 create function pg_temp.plan_of(sql text, options text default 'costs off') returns setof text
@@ -32,6 +32,15 @@ create function pg_temp.probes_per_row(sql text, index_name text, probe text) re
          and bool_or(l ~ '^ *Index Cond: ' and strpos(l, probe) > 0)
          and not bool_or(l ~ 'hashed SubPlan')
   from pg_temp.plan_of(sql, 'verbose, costs off') l
+$$;
+
+-- True when the plan reads the named index in order (no bitmap scan of it)
+-- and never sorts, whatever it joins.
+create function pg_temp.reads_in_order(sql text, index_name text) returns boolean
+  language sql as $$
+  select bool_or(l ~ ('(Index|Index Only) Scan (Backward )?using ' || index_name || '\M'))
+         and not bool_or(l ~ ('(^|-> +)(Incremental )?Sort\M|Bitmap Index Scan on ' || index_name || '\M'))
+  from pg_temp.plan_of(sql) l
 $$;
 
 -- 1,000 users (50 of them post, 100 posts each), 5,000 likes, 5,000
@@ -101,7 +110,7 @@ select ok(pg_temp.scans_only($$ execute timeline(now(), gen_random_uuid()) $$, '
 select ok(pg_temp.scans_only($$ execute user_posts(gen_random_uuid(), now(), gen_random_uuid()) $$,
   'posts_author_created_at_id_idx'), 'a user''s posts: one range scan of posts_author_created_at_id_idx');
 select ok(pg_temp.scans_only($$ execute explore(10, gen_random_uuid()) $$, 'posts_like_count_id_idx'),
-  'explore: one range scan of posts_like_count_id_idx');
+  'explore''s ranking: one range scan of posts_like_count_id_idx');
 select ok(pg_temp.scans_only($$ execute likers(gen_random_uuid(), now(), gen_random_uuid()) $$,
   'likes_post_created_at_user_idx'), 'likers: one range scan of likes_post_created_at_user_idx');
 select ok(pg_temp.scans_only($$ execute thread(gen_random_uuid(), '-infinity', gen_random_uuid()) $$,
@@ -155,10 +164,45 @@ select ok(not pg_temp.probes_per_row($$ execute timeline_exists_limit(now(), gen
   'likes_(pkey|post_created_at_user_idx)', 'l.post_id = p.id'), 'an exists flag with limit 1 does not pass the check');
 set local plan_cache_mode = force_generic_plan;
 
+-- Explore's pages, as ExploreQueries sends them, in a new database: seeding
+-- analyzed explore_ranks while it was empty, and the first snapshot is ranked.
+reset role;
+delete from explore_snapshots;
+analyze explore_ranks;
+select pg_temp.act_as('chirp_anon');
+select app.explore_snapshot(0, 1000) as snapshot \gset
+reset role;
+select isnt_empty($$ select from pg_stats where tablename = 'explore_ranks' and attname = 'snapshot_id' $$,
+  'ranking the first snapshot gives explore_ranks statistics');
+select pg_temp.act_as('chirp_anon');
+prepare explore_first(integer, integer, integer) as
+  select r.snapshot_id, r.rank, p.id, a.username, :liked_by_me
+  from explore_ranks r join posts p on p.id = r.post_id join users a on a.id = p.author_id
+  where r.snapshot_id = (select app.explore_snapshot($1, $2))
+  order by r.rank limit $3;
+prepare explore_later(bigint, integer, integer) as
+  select r.snapshot_id, r.rank, p.id, a.username, :liked_by_me
+  from explore_ranks r join posts p on p.id = r.post_id join users a on a.id = p.author_id
+  where r.snapshot_id = $1 and r.rank > $2
+  order by r.rank limit $3;
+select ok(pg_temp.reads_in_order($$ execute explore_first(30, 1000, 21) $$, 'explore_ranks_pkey'),
+  'explore''s first page reads explore_ranks_pkey in order, no sort');
+select ok(pg_temp.reads_in_order(format('execute explore_later(%s, 20, 21)', :snapshot), 'explore_ranks_pkey'),
+  'a later explore page reads explore_ranks_pkey in order, no sort');
+set local plan_cache_mode = force_custom_plan;
+select ok(pg_temp.reads_in_order($$ execute explore_first(30, 1000, 21) $$, 'explore_ranks_pkey'),
+  'explore''s first page, custom plan: explore_ranks_pkey in order, no sort');
+select ok(pg_temp.reads_in_order(format('execute explore_later(%s, 20, 21)', :snapshot), 'explore_ranks_pkey'),
+  'a later explore page, custom plan: explore_ranks_pkey in order, no sort');
+set local plan_cache_mode = force_generic_plan;
+
 -- The same checks fail on a query that needs a sort, so they can fail.
 select ok(not pg_temp.scans_only(
   $$ select * from posts order by body limit 21 $$, 'posts_created_at_id_idx'),
   'a sorted query does not pass the check');
+select ok(not pg_temp.reads_in_order(
+  $$ select * from explore_ranks where snapshot_id = 1 order by post_id limit 21 $$, 'explore_ranks_pkey'),
+  'nor does a page of ranks in another order');
 
 -- Keyset paging walks the whole timeline without repeats or gaps.
 reset role;
