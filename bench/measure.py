@@ -11,6 +11,9 @@ VIEWERS = 64          # demo1..demo64 sign in; authors are demo65..demo128
 POSTS = 1000          # the 1,000 posts workloads pick from (the seed's most liked and commented)
 DEEP_PAGE = 10000     # how many posts deep the deep page starts
 DATA_TABLES = ("users", "posts", "likes", "follows", "comments")   # the data set's size, as the report gives it
+# Followers at which an author's posts would stop being pushed to every follower: the run
+# records the most followed author below it, whose post is the costliest push.
+FANOUT_THRESHOLD = int(os.environ.get("BENCH_FANOUT_THRESHOLD", "1000"))
 ROOT = report.ROOT    # paths below are the repository's
 
 def http(method, url, body=None, token=None):
@@ -248,13 +251,42 @@ def data_set_rows(admin):
     counts = psql(admin, "select " + ", ".join("(select count(*) from %s)" % table for table in DATA_TABLES)).split("|")
     return [[table, int(count)] for table, count in zip(DATA_TABLES, counts)]
 
+# The users at the follow graph's extremes, by their exact counters; ties go to the first
+# username. The popular authors are seeded as demo1..demo3, and the heaviest followers fall
+# where the seed puts them, so every one of them is found here rather than assumed.
+SEEDED_USERS = """
+with cut as (select percentile_disc(0.5) within group (order by following_count) as median,
+                    percentile_disc(0.99) within group (order by following_count) as p99 from users)
+(select 'median_follower', %(columns)s from users, cut where following_count = median order by username limit 1)
+union all (select 'p99_follower', %(columns)s from users, cut where following_count = p99 order by username limit 1)
+union all (select 'heaviest_follower', %(columns)s from users order by following_count desc, username limit 1)
+union all (select 'most_followed_author', %(columns)s from users where post_count > 0
+           order by follower_count desc, username limit 1)
+union all (select 'author_below_threshold', %(columns)s from users where post_count > 0 and follower_count < %(threshold)d
+           order by follower_count desc, username limit 1)
+"""
+
+def seeded_users(admin, threshold):
+    """{role: {username, id, following, followers, posts}} for the median, the 99th-percentile
+    and the heaviest follower, the most followed author, and the most followed author below
+    `threshold` followers (left out when no author is below it)."""
+    fields = ("username", "id", "following", "followers", "posts")
+    columns = "username, id, following_count, follower_count, post_count"
+    found = {}
+    for line in psql(admin, SEEDED_USERS % {"columns": columns, "threshold": threshold}).splitlines():
+        role, username, user_id, *counts = line.split("|")
+        found[role] = dict(zip(fields, [username, user_id] + [int(count) for count in counts]))
+    return found
+
 def run_description(args):
     """What a run's figures depend on besides the code: when and where it ran, which commit,
-    on how much data, for how long, and the targets its results are held to."""
+    on how much data (and who stands at its extremes), for how long, and the targets its
+    results are held to."""
     commit, uncommitted_changes = checked_out_commit()
     return {"date": datetime.date.today().isoformat(), "commit": commit, "uncommitted_changes": uncommitted_changes,
             "machine": "%s, %d cores, %s" % (platform.machine(), os.cpu_count(), platform.release()),
             "cores": os.cpu_count(), "size": args.size, "data_rows": data_set_rows(args.admin),
+            "fanout_threshold": FANOUT_THRESHOLD, "seeded_users": seeded_users(args.admin, FANOUT_THRESHOLD),
             "connections": args.connections, "duration_s": args.duration, "rounds": args.rounds,
             "deep_page_posts": DEEP_PAGE, "targets": report.TARGETS}
 
@@ -288,6 +320,8 @@ def main():
     subprocess.run([args.scripts, script_dir, "--seed", "1", "--deep", micros, deep_id], check=True)
 
     results = dict(run_description(args), idle_rss_mib=rss_mib(args.service_pid))
+    for role, user in sorted(results["seeded_users"].items()):
+        print("   %s: %s, following %d, followed by %d" % (role, user["username"], user["following"], user["followers"]), file=sys.stderr)
     # The data set is built once and kept between runs, so the like-count invariant is counted
     # before the runs too: what this run changed is the difference.
     results["like_count_mismatches_before"] = int(psql(args.admin, LIKE_COUNT_MISMATCHES))

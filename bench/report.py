@@ -111,7 +111,7 @@ def run_line(results):
 def running_section():
     return ["## Running it", "", "```sh",
             "bench/run                                    # measure, and write docs/benchmarks.json and this page",
-            "BENCH_SIZE=small bench/run                   # on a tenth of the data: quicker",
+            "BENCH_SIZE=100k bench/run                    # on a tenth of the data: quicker (also 1m, the default, and 3m)",
             "BENCH_ONLY=comments,profile bench/run        # only those workloads, into bench/results/partial.json",
             "BENCH_DURATION=10 BENCH_ROUNDS=2 bench/run   # seconds per workload and side, in how many turns",
             "python3 bench/report.py                      # render this page again from docs/benchmarks.json",
@@ -119,7 +119,14 @@ def running_section():
             paragraph("`bench/run` builds release binaries, seeds the data once (`.chirp/bench-postgres`) and keeps "
                       "every core busy: use an idle machine. Commit this page and its JSON with the change they "
                       "measure; a rerun with no code change is not a commit. Past runs: "
-                      "[benchmarks/HISTORY.md](benchmarks/HISTORY.md).")]
+                      "[benchmarks/HISTORY.md](benchmarks/HISTORY.md)."),
+            "",
+            paragraph("The sizes `100k`, `1m` and `3m` (posts) are seeded in the same proportions as `chirp seed "
+                      "--benchmark`, each in its own database, for growth (`small` and `full` are older names of "
+                      "`100k` and `1m`). The run records in its JSON the users at the follow graph's extremes, "
+                      "found by their counters: the median, 99th-percentile and heaviest follower, the most "
+                      "followed author, and the most followed author below `BENCH_FANOUT_THRESHOLD` followers "
+                      "(1,000 unless set).")]
 
 def comparison_section(results):
     targets = targets_of(results)

@@ -12,7 +12,7 @@ enum Command: String, CaseIterable {
           serve     run the HTTP API (DATABASE_URL, JWT_SECRET, PORT, …)
           migrate   apply sql/migrations (MIGRATION_DATABASE_URL or DATABASE_URL)
           seed      load generated data into an empty database (MIGRATION_DATABASE_URL or DATABASE_URL)
-                    [--seed N] [--users N] [--posts N] [--likes N] [--follows N] [--comments N]
+                    [--seed N] [--users N] [--posts N] [--likes N] [--follows N] [--comments N] [--words N] [--most-follows N]
                     [--benchmark]  (10k users, 1M posts, 5M likes, 300k follows, 500k comments)
         """
 

@@ -22,10 +22,15 @@ enum SeedOptions {
             case "--likes": sizes.likes = value
             case "--follows": sizes.follows = value
             case "--comments": sizes.comments = value
+            case "--words": sizes.words = value
+            case "--most-follows": sizes.mostFollows = value
             default: throw Invalid(description: "unknown option \(flag)")
             }
         }
         guard sizes.users >= 2 else { throw Invalid(description: "--users must be at least 2") }
+        guard (1...SeedGenerator.largestVocabulary).contains(sizes.words) else {
+            throw Invalid(description: "--words must be from 1 to \(SeedGenerator.largestVocabulary)")
+        }
         guard sizes.posts >= 1 || (sizes.likes == 0 && sizes.comments == 0) else {
             throw Invalid(description: "likes and comments need posts")
         }

@@ -1,4 +1,4 @@
-import Chirp
+@testable import Chirp
 import Foundation
 import Postgres
 import TestSupport
@@ -55,9 +55,9 @@ import Testing
             """, as: Int.self)
         #expect(wrong == 0)
         #expect(try await database.scalar("select count(*) from posts", as: Int.self) == 600)
-        // Power laws: the most liked post and most followed user stand far above the median.
+        // Power laws: the most liked post stands far above the median (the follow graph's tails
+        // need more users than this: `theFollowGraphHasHeavyTailsBothWays`).
         #expect(try await database.scalar("select max(like_count) > 10 * percentile_disc(0.5) within group (order by like_count) from posts", as: Bool.self))
-        #expect(try await database.scalar("select max(follower_count) > 5 * avg(follower_count) from users", as: Bool.self))
         // Bursts: many posts share a timestamp.
         #expect(try await database.scalar("select count(*) from (select created_at from posts group by 1 having count(*) > 1) s", as: Int.self) > 10)
         // Replies answer top-level comments of the same post.
@@ -70,6 +70,68 @@ import Testing
         #expect(try await database.scalar("""
             select count(*) from pg_indexes where tablename in ('posts', 'likes', 'comments', 'follows')
             """, as: Int.self) == 14)
+    }
+
+    @Test func theFollowGraphHasHeavyTailsBothWays() async throws {
+        let database = try await TestDatabase.migrated()
+        let wide = SeedSizes(seed: 3, users: 1_500, posts: 10, likes: 0, follows: 30_000, comments: 0)
+        #expect(try await seed(database, wide))
+        let total = try await database.scalar("select count(*) from follows", as: Int.self)
+        #expect(abs(total - wide.follows) < wide.follows / 50)
+        #expect(try await database.scalar("select count(*) from follows where follower_id = followee_id", as: Int.self) == 0)
+        // A few follow over a thousand accounts while the median follows a handful.
+        #expect(try await database.scalar("select max(following_count) from users", as: Int.self) >= 1_000)
+        #expect(try await database.scalar("select percentile_disc(0.5) within group (order by following_count) from users", as: Int.self) < 30)
+        // demo1, demo2 and demo3 are each followed by about a third of all users, far above the
+        // average; the next by fewer.
+        #expect(try await database.scalar("select max(follower_count) > 5 * avg(follower_count) from users", as: Bool.self))
+        #expect(try await database.scalar("""
+            select bool_and(follower_count between 400 and 600) from users where username in ('demo1', 'demo2', 'demo3')
+            """, as: Bool.self))
+        #expect(try await database.scalar("""
+            select max(follower_count) from users where username not in ('demo1', 'demo2', 'demo3')
+            """, as: Int.self) < 400)
+        // Below them a power law too: the most followed of the rest far above the median, with
+        // many steps between, so there is an author just below most thresholds.
+        #expect(try await database.scalar("""
+            select max(follower_count) > 5 * percentile_disc(0.5) within group (order by follower_count)
+            from users where username not in ('demo1', 'demo2', 'demo3')
+            """, as: Bool.self))
+        #expect(try await database.scalar("""
+            select count(distinct follower_count) from users
+            where follower_count > 2 * (select percentile_disc(0.5) within group (order by follower_count) from users)
+            """, as: Int.self) > 20)
+    }
+
+    @Test func textDrawsFromAZipfVocabulary() async throws {
+        let database = try await TestDatabase.migrated()
+        let wordy = SeedSizes(seed: 5, users: 20, posts: 4_000, likes: 0, follows: 40, comments: 0)
+        #expect(try await seed(database, wordy))
+        try await database.execute("""
+            create table word_counts as select word, nentry as uses from ts_stat('select to_tsvector(''simple'', body) from posts')
+            where word !~ '^[0-9]+$'
+            """)
+        #expect(try await database.scalar("select count(*) from word_counts", as: Int.self) > 2_000)
+        // Zipf: the top word is used about twice as often as the second, far more than the median
+        // word, and many words only once.
+        let first = try await database.scalar("select uses from word_counts order by uses desc limit 1", as: Int.self)
+        let second = try await database.scalar("select uses from word_counts order by uses desc offset 1 limit 1", as: Int.self)
+        #expect(2 * first > 3 * second && first < 3 * second)
+        #expect(try await database.scalar("select max(uses) > 100 * percentile_disc(0.5) within group (order by uses) from word_counts", as: Bool.self))
+        #expect(try await database.scalar("select count(*) from word_counts where uses = 1", as: Int.self) > 500)
+        // The words the tests and benchmark search for stay common.
+        #expect(try await database.scalar("select count(*) from word_counts where uses > (select uses from word_counts where word = 'swift')", as: Int.self) == 2)
+    }
+
+    @Test func theFollowGraphFitsSmallSizes() {
+        let none = FollowGraph(users: 2, follows: 0, mostFollows: 5_000)
+        #expect(none.popularAuthors == 0 && none.heaviest == 0)
+        let pair = FollowGraph(users: 2, follows: 1, mostFollows: 5_000)
+        #expect(pair.popularAuthors + pair.heaviest <= 1)
+        let benchmark = FollowGraph(users: 10_000, follows: 300_000, mostFollows: 5_000)
+        #expect(benchmark.popularAuthors == 3 && benchmark.heaviest == 4_997)
+        #expect(benchmark.degreeExponent > 0.5 && benchmark.degreeExponent < 1)
+        #expect(benchmark.followeeSkew > 1 && benchmark.followeeSkew < 16)
     }
 
     @Test func seededUsersCanSignInAndANonEmptyDatabaseIsLeftAlone() async throws {

@@ -10,7 +10,10 @@ import Postgres
 /// The shape: users with profiles; posts over six months, a quarter of them in bursts that
 /// share a timestamp to the minute; authors, follows, likes and comments drawn from power
 /// laws, so a few accounts are huge and a few posts go viral; comments with one level of
-/// replies. Every seeded user signs in with `SeedGenerator.password`.
+/// replies. The follow graph has heavy tails both ways (`FollowGraph`): demo1, demo2 and
+/// demo3 are each followed by about a third of all users, and a few users follow thousands.
+/// Text draws from a vocabulary of `SeedSizes.words` words by a Zipf law, so some words are
+/// everywhere and many are rare. Every seeded user signs in with `SeedGenerator.password`.
 ///
 /// Runs as a superuser (the migrating role): it writes every user's rows and switches
 /// triggers off with `session_replication_role`.
@@ -83,9 +86,24 @@ public struct SeedGenerator: Sendable {
         return indexes.map(\.1)
     }
 
+    /// The most words `SeedSizes.words` can name: the common words, then every pseudo-word of
+    /// two, three and four syllables.
+    public static let largestVocabulary = 32 + 4_225 + 274_625 + 17_850_625
+
     /// Deterministic helpers for this session: `unit` is a uniform draw in [0, 1) keyed by
     /// (row, salt); the others name what they compute, so a reply finds its parent's post
     /// and a like its post's time without a join.
+    ///
+    /// Text: `words` draws each word's rank w by a Zipf law, with chance
+    /// ln(1 + 1/w) / ln(vocabulary + 1) (at 10,000 words: 7.5% for the first, 1 in 90,000 for
+    /// the last), and `word` names it: first 32 real words (`swift` third, at 10,000 words as
+    /// common as it was when text drew from those 32 alone), then pseudo-words of two, three
+    /// and four consonant-vowel syllables, each length's spellings in an order scrambled by a
+    /// multiplier prime to their number, so common words do not all begin alike. No syllable
+    /// has a `d`, so no pseudo-word spells one of the real words (`ride`). `words` returns a
+    /// set (of one row) so that a statement's `lateral pg_temp.words(…)` inlines it as a
+    /// subquery: a scalar SQL function around an aggregate would start an executor per call,
+    /// which made the posts step twenty times slower.
     static let functions = """
         create function pg_temp.unit(i int8, salt int8) returns float8 language sql immutable
           as $$ select (hashint8extended(i, salt) & 140737488355327)::float8 / 140737488355328.0 $$;
@@ -99,46 +117,52 @@ public struct SeedGenerator: Sendable {
                  else timestamptz '2026-11-30 00:00:00+00' - pg_temp.unit(i, seed * 64 + 2) * interval '180 days' end $$;
         create function pg_temp.comment_post(seed int8, j int8, posts int8) returns int8 language sql immutable
           as $$ select pg_temp.skewed(j, seed * 64 + 20, posts, 3) $$;
-        create function pg_temp.words(i int8, salt int8, n int) returns text language sql immutable
-          as $$ select string_agg((array['swift','postgres','feed','shipping','coffee','today','release','design',
-                'weekend','cursor','keyset','scroll','latency','index','ride','music','build','review','launch','bug',
-                'fix','team','happy','finally','new','old','fast','slow','cache','query','plan','test'])[1 + (hashint8extended(i * 16 + k, salt) & 31)],
-                ' ' order by k) from generate_series(1, n) k $$;
+        create function pg_temp.syllable(n int8) returns text language sql immutable
+          as $$ select substr('bfgklmnprstvz', 1 + (n / 5 % 13)::int, 1) || substr('aeiou', 1 + (n % 5)::int, 1) $$;
+        create function pg_temp.pseudo_word(n int8, spellings int8) returns text language sql immutable
+          as $$ select case when spellings > 274625 then pg_temp.syllable(n / 274625) else '' end
+                 || case when spellings > 4225 then pg_temp.syllable(n / 4225) else '' end
+                 || pg_temp.syllable(n / 65) || pg_temp.syllable(n) $$;
+        create function pg_temp.word(w int8) returns text language sql immutable
+          as $$ select case
+                 when w <= 32 then (array['new','today','swift','postgres','feed','release','team','build','fix','happy','finally',
+                   'coffee','design','weekend','music','shipping','launch','review','bug','fast','slow','old','ride','cache','query',
+                   'plan','test','index','latency','cursor','keyset','scroll'])[w]
+                 when w <= 4257 then pg_temp.pseudo_word((w - 33) * 2731 % 4225, 4225)
+                 when w <= 278882 then pg_temp.pseudo_word((w - 4258) * 2731 % 274625, 274625)
+                 else pg_temp.pseudo_word((w - 278883) * 2731 % 17850625, 17850625) end $$;
+        create function pg_temp.words(i int8, salt int8, n int, vocabulary int8) returns setof text language sql immutable
+          as $$ select string_agg(pg_temp.word(w), ' ' order by k)
+                from (select k, least(vocabulary, floor((vocabulary + 1)::float8 ^ pg_temp.unit(i * 16 + k, salt))::int8) as w
+                      from generate_series(1, n) k offset 0) as drawn $$;
         """
 
     private func steps(passwordHash: String) -> [(String, PostgresQuery)] {
         let seed = sizes.seed
         let (users, posts, likes, follows, comments) = (sizes.users, sizes.posts, sizes.likes, sizes.follows, sizes.comments)
         let topLevel = max(1, comments * 7 / 10)
+        let vocabulary = min(max(1, sizes.words), Self.largestVocabulary)
         return [
             ("users", """
                 insert into users (id, username, display_name, bio, created_at)
                 select pg_temp.uid('user', \(seed), i), 'demo' || i,
                        initcap((array['ada','grace','alan','linus','margaret','ken','barbara','edsger','frances','donald'])[1 + (hashint8extended(i, \(seed) * 64 + 10) & 7)])
                          || ' ' || initcap((array['lovelace','hopper','turing','torvalds','hamilton','thompson','liskov','dijkstra','allen','knuth'])[1 + (hashint8extended(i, \(seed) * 64 + 11) & 7)]),
-                       'Writes about ' || pg_temp.words(i, \(seed) * 64 + 12, 2),
+                       'Writes about ' || bio.words,
                        timestamptz '2026-05-01 00:00:00+00' + pg_temp.unit(i, \(seed) * 64 + 13) * interval '30 days'
-                from generate_series(1, \(users)::int8) as i
+                from generate_series(1, \(users)::int8) as i, lateral pg_temp.words(i, \(seed) * 64 + 12, 2, \(vocabulary)) as bio(words)
                 """),
             ("credentials", "insert into credentials (user_id, password_hash) select id, \(passwordHash) from users"),
             ("posts", """
                 insert into posts (id, author_id, body, created_at)
                 select pg_temp.uid('post', \(seed), i),
                        pg_temp.uid('user', \(seed), pg_temp.skewed(i, \(seed) * 64 + 1, \(users), 2.5)),
-                       initcap(pg_temp.words(i, \(seed) * 64 + 5, 3 + (hashint8extended(i, \(seed) * 64 + 6) & 7)::int)) || ' #' || i,
+                       initcap(body.words) || ' #' || i,
                        pg_temp.post_time(\(seed), i)
-                from generate_series(1, \(posts)::int8) as i
+                from generate_series(1, \(posts)::int8) as i,
+                     lateral pg_temp.words(i, \(seed) * 64 + 5, 3 + (hashint8extended(i, \(seed) * 64 + 6) & 7)::int, \(vocabulary)) as body(words)
                 """),
-            ("follows", """
-                insert into follows (follower_id, followee_id, created_at)
-                select pg_temp.uid('user', \(seed), follower), pg_temp.uid('user', \(seed), followee),
-                       timestamptz '2026-06-01 00:00:00+00' + pg_temp.unit(j, \(seed) * 64 + 16) * interval '180 days'
-                from generate_series(1, \(follows)::int8) as j,
-                     lateral (select pg_temp.skewed(j, \(seed) * 64 + 14, \(users), 1) as follower,
-                                     pg_temp.skewed(j, \(seed) * 64 + 15, \(users), 3) as followee) as pair
-                where follower <> followee
-                on conflict do nothing
-                """),
+            ("follows", FollowGraph(users: users, follows: follows, mostFollows: sizes.mostFollows).insert(seed: seed)),
             ("likes", """
                 insert into likes (user_id, post_id, created_at)
                 select pg_temp.uid('user', \(seed), pg_temp.skewed(k, \(seed) * 64 + 17, \(users), 1)),
@@ -152,21 +176,23 @@ public struct SeedGenerator: Sendable {
                 insert into comments (id, post_id, author_id, body, created_at)
                 select pg_temp.uid('comment', \(seed), j), pg_temp.uid('post', \(seed), post),
                        pg_temp.uid('user', \(seed), pg_temp.skewed(j, \(seed) * 64 + 21, \(users), 1)),
-                       initcap(pg_temp.words(j, \(seed) * 64 + 22, 2 + (hashint8extended(j, \(seed) * 64 + 23) & 7)::int)),
+                       initcap(body.words),
                        least(timestamptz '2026-11-30 00:00:00+00', pg_temp.post_time(\(seed), post) + pg_temp.unit(j, \(seed) * 64 + 24) * interval '2 days')
                 from generate_series(1, \(topLevel)::int8) as j,
-                     lateral (select pg_temp.comment_post(\(seed), j, \(posts)) as post) as chosen
+                     lateral (select pg_temp.comment_post(\(seed), j, \(posts)) as post) as chosen,
+                     lateral pg_temp.words(j, \(seed) * 64 + 22, 2 + (hashint8extended(j, \(seed) * 64 + 23) & 7)::int, \(vocabulary)) as body(words)
                 """),
             ("replies", """
                 insert into comments (id, post_id, parent_id, author_id, body, created_at)
                 select pg_temp.uid('comment', \(seed), \(topLevel)::int8 + r), pg_temp.uid('post', \(seed), pg_temp.comment_post(\(seed), parent, \(posts))),
                        pg_temp.uid('comment', \(seed), parent),
                        pg_temp.uid('user', \(seed), pg_temp.skewed(r, \(seed) * 64 + 25, \(users), 1)),
-                       initcap(pg_temp.words(r, \(seed) * 64 + 26, 2 + (hashint8extended(r, \(seed) * 64 + 27) & 3)::int)),
+                       initcap(body.words),
                        least(timestamptz '2026-11-30 00:00:00+00',
                              pg_temp.post_time(\(seed), pg_temp.comment_post(\(seed), parent, \(posts))) + interval '2 days' + pg_temp.unit(r, \(seed) * 64 + 28) * interval '1 day')
                 from generate_series(1, \(comments - topLevel)::int8) as r,
-                     lateral (select pg_temp.skewed(r, \(seed) * 64 + 29, \(topLevel), 2) as parent) as chosen
+                     lateral (select pg_temp.skewed(r, \(seed) * 64 + 29, \(topLevel), 2) as parent) as chosen,
+                     lateral pg_temp.words(r, \(seed) * 64 + 26, 2 + (hashint8extended(r, \(seed) * 64 + 27) & 3)::int, \(vocabulary)) as body(words)
                 """),
             ("post counters", """
                 update posts p set like_count = coalesce(l.n, 0), comment_count = coalesce(c.n, 0)
