@@ -12,6 +12,7 @@ public struct ChirpConfiguration: Sendable {
     public var jwtSecret: [UInt8]
     public var logLevel: Logger.Level
     public var rateLimits = RateLimits()
+    public var search = SearchLimits()
     public var passwordHashing = PasswordHasher.Parameters.owaspMinimum
     /// The OpenAPI document served at `GET /openapi.yaml`, read once at start-up; relative to
     /// the working directory. Without the file the service still starts and answers 404 there.

@@ -48,7 +48,7 @@ public final class ChirpService: Sendable {
             likes: LikeRoutes(services: services),
             comments: CommentRoutes(services: services, idempotency: idempotency),
             follows: FollowRoutes(services: services),
-            search: SearchRoutes(services: services)
+            search: SearchRoutes(services: services, limits: configuration.search)
         ).register(on: router)
         housekeeping = Housekeeping(pool: pool, loop: eventLoops[0], logger: logger)
         exploreRefresher = ExploreRefresher(pool: pool, loop: eventLoops[0], logger: logger)

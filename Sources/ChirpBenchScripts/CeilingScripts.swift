@@ -29,8 +29,9 @@ enum CeilingScripts {
     /// - Parameters:
     ///   - seed: the seed the database was made with.
     ///   - deepPosition: where the deep-page workload starts (a position 10,000 posts down).
-    static func all(seed: Int, deepPosition: KeysetPosition) throws -> [CeilingScript] {
-        let search = HTTPRequest(method: .GET, path: "/v1/search/posts", query: ["q": "swift"])
+    ///   - search: the service's search settings (its defaults unless a test says otherwise).
+    static func all(seed: Int, deepPosition: KeysetPosition, search: SearchLimits = SearchLimits()) throws -> [CeilingScript] {
+        let searchRequest = HTTPRequest(method: .GET, path: "/v1/search/posts", query: ["q": "swift"])
         let signedIn = PostgresIdentity.user(viewer)
         let anonymous = PostgresIdentity.anonymous
         let limit = PageSize.defaultSize + 1
@@ -66,8 +67,10 @@ enum CeilingScripts {
                 (anonymous, true, [ProfileQueries.profile(username: username).query]),
             ]),
             render("search", seed: seed, [(anonymous, true, [
-                SearchQueries.posts(matching: try SearchTerm(search), order: .recent, page: try OffsetPage(search)).query,
-                SearchQueries.postCount(matching: try SearchTerm(search)).query,
+                SearchQueries.settings,
+                SearchQueries.posts(
+                    matching: try SearchTerm(searchRequest), order: .recent, page: try OffsetPage(searchRequest),
+                    commonFrom: search.commonFrom).query,
             ])]),
             render("like", seed: seed, [(signedIn, false, [LikeQueries.like(post, by: viewer), LikeQueries.likeCount(of: post).query])]),
             render("unlike", seed: seed, [(signedIn, false, [LikeQueries.unlike(post, by: viewer), LikeQueries.likeCount(of: post).query])]),

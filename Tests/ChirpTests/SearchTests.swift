@@ -1,4 +1,7 @@
+@testable import Chirp
 import Foundation
+import HTTP
+import Postgres
 import TestSupport
 import Testing
 
@@ -6,6 +9,10 @@ import Testing
 /// metadata, bounds and hostile terms. Through the router: what is tested is the routes and
 /// their queries, not HTTP.
 @Suite struct SearchTests {
+    /// What the tests of the ways to a page run with: the least `SearchLimits.commonFrom` may
+    /// be, and a little more, so that a word is common with a few hundred posts.
+    static let commonFrom = 1_100
+
     let app: TestService
     init() async throws { app = try await .started(over: .router) }
 
@@ -101,16 +108,105 @@ import Testing
         #expect(longest.status == 200)
     }
 
-    /// `total` counts at most 10,000 matches, so a very common word costs a bounded count.
-    @Test func totalSaturatesAtTenThousand() async throws {
+    /// `total` is a count up to 1,000 matches and the database's estimate above, marked.
+    @Test func totalsAreExactUpToAThousandThenMarkedAsEstimates() async throws {
         let alice = try await app.signUp("alice")
-        try await app.insertPosts(10_050, by: alice, prefix: "flood ")
-        let page = try await app.client.get("/v1/search/posts?q=flood&per=50&page=200")
-        #expect(page.status == 200)
-        #expect(page.json["metadata"]["total"].int == 10_000)
-        #expect(page.json["items"].array.count == 50)
-        let exact = try await app.client.get("/v1/search/posts?q=flood%2010049")
-        #expect(exact.json["metadata"]["total"].int == 1)
+        try await app.insertPosts(1_000, by: alice, prefix: "drizzle ")
+        try await app.insertPosts(1_050, by: alice, prefix: "flood ")
+        try await app.database.execute("analyze posts")
+
+        let drizzle = try await app.client.get("/v1/search/posts?q=drizzle&per=50")
+        #expect(drizzle.json["metadata"]["total"].int == 1_000)
+        #expect(drizzle.json["metadata"].keys == ["page", "per", "total"])
+        let flood = try await app.client.get("/v1/search/posts?q=flood&per=50")
+        #expect(flood.json["metadata"]["totalIsEstimate"].bool == true)
+        #expect((1_001...2_000).contains(flood.json["metadata"]["total"].int ?? 0), "\(flood.json["metadata"])")
+        // A full page deep down keeps the estimate; a short last page shows where the results end.
+        let full = try await app.client.get("/v1/search/posts?q=flood&per=50&page=21")
+        #expect(full.json["items"].array.count == 50 && full.json["metadata"]["totalIsEstimate"].bool == true)
+        let last = try await app.client.get("/v1/search/posts?q=flood&per=40&page=27")
+        #expect(last.json["items"].array.count == 10)
+        #expect(last.json["metadata"]["total"].int == 1_050 && !last.json["metadata"]["totalIsEstimate"].exists)
+        let exact = try await app.client.get("/v1/search/posts?q=flood%201049")
+        #expect(exact.json["metadata"]["total"].int == 1 && !exact.json["metadata"]["totalIsEstimate"].exists)
+        // Operators and all: a query that matches nothing is an exact 0.
+        let contradiction = try await app.client.get("/v1/search/posts?q=flood%20-flood")
+        #expect(contradiction.json["metadata"]["total"].int == 0 && !contradiction.json["metadata"]["totalIsEstimate"].exists)
+
+        // Users follow the same rule.
+        try await app.database.execute(
+            "insert into users (username, display_name) select 'crowd_' || i, 'Crowd ' || i from generate_series(1, 1100) i")
+        try await app.database.execute("analyze users")
+        let crowd = try await app.client.get("/v1/search/users?q=crowd&per=50")
+        #expect(crowd.status == 200 && crowd.json["items"].array.count == 50)
+        #expect(crowd.json["metadata"]["totalIsEstimate"].bool == true)
+        #expect((crowd.json["metadata"]["total"].int ?? 0) > 1_000)
+        let one = try await app.client.get("/v1/search/users?q=\(alice.username)")
+        #expect(one.json["items"].ids == [alice.id])
+        #expect(one.json["metadata"]["total"].int == 1 && !one.json["metadata"]["totalIsEstimate"].exists)
+    }
+
+    /// Rare, unused and common words, and words whose statistics mislead, each through the way
+    /// `SearchQueries` takes for them: every page is the one a plain sort of every match gives.
+    @Test func everyWayToAPageGivesThePageOfAFullSort() async throws {
+        let app = try await TestService.started(over: .router) { $0.search.commonFrom = Self.commonFrom }
+        let alice = try await app.insertWordsOfEveryKind()
+        // 1,150 newer "sudden" posts that the statistics have not seen: they take it for rare.
+        try await app.database.execute("""
+            insert into posts (author_id, body, created_at) select \(alice.id)::uuid, 'sudden ' || i, now() + i * interval '1 second'
+            from generate_series(1, 1150) i
+            """)
+
+        for word in ["kiwi", "nobodyusedthis", "hive", "ancient", "sudden"] {
+            for (sort, order) in [("recent", "created_at desc, id desc"), ("top", "like_count desc, id desc")] {
+                for (page, per) in [(1, 20), (10, 20), (3, 7)] {
+                    let target = "/v1/search/posts?q=\(word)&sort=\(sort)&page=\(page)&per=\(per)"
+                    let response = try await app.client.get(target)
+                    #expect(response.status == 200, "\(target)")
+                    let expected = try await app.database.execute(PostgresQuery(
+                        sql: "select id::text from posts where search_vector @@ websearch_to_tsquery('simple', $1) order by \(order) limit $2 offset $3",
+                        bindings: [word, String(per), String((page - 1) * per)]).rows { try $0.decode(String.self, at: 0) })
+                    #expect(response.json["items"].ids == expected, "\(target)")
+                }
+            }
+        }
+        for (word, count) in [("kiwi", 5), ("nobodyusedthis", 0)] {
+            let metadata = try await app.client.get("/v1/search/posts?q=\(word)").json["metadata"]
+            #expect(metadata["total"].int == count && !metadata["totalIsEstimate"].exists, "\(word): \(metadata)")
+        }
+        // The statistics predate the sudden posts: scaled to the table's size now, they put each
+        // of the others at more posts than it has; "sudden" is at least what the sort read.
+        for (word, count) in [("hive", 1_400), ("ancient", 1_300), ("sudden", 1_150)] {
+            let metadata = try await app.client.get("/v1/search/posts?q=\(word)").json["metadata"]
+            #expect(metadata["totalIsEstimate"].bool == true, "\(word)")
+            #expect((Self.commonFrom...2 * count).contains(metadata["total"].int ?? 0), "\(word): \(metadata)")
+        }
+    }
+
+    /// What the page statement reads, run as the service runs it: a word nobody used and a rare
+    /// one never walk the timeline; a common word walks it only to its page and never reads
+    /// every match; a word used long ago walks no further than the matches it expects, then
+    /// reads its matches; nothing reads the table whole.
+    @Test func eachWayReadsWhatItsWordNeeds() async throws {
+        let app = try await TestService.started(over: .router) { $0.search.commonFrom = Self.commonFrom }
+        _ = try await app.insertWordsOfEveryKind()
+        let byTime = "posts_created_at_id_idx", byLikes = "posts_like_count_id_idx", matches = "posts_search_vector_idx"
+
+        for word in ["nobodyusedthis", "kiwi"] {
+            let reads = try await app.reads(of: word)
+            #expect(reads.rows[byTime] == nil && reads.rows[byLikes] == nil, "\(word): \(reads)")
+            #expect(reads.rows[matches] != nil && reads.sequentialScans == 0, "\(word): \(reads)")
+        }
+        let hive = try await app.reads(of: "hive")
+        #expect(hive.rows[byTime] == 20 && hive.rows[matches] == nil && hive.sequentialScans == 0, "\(hive)")
+        let deep = try await app.reads(of: "hive", page: 50)
+        #expect(deep.rows[byTime] == 1_000 && deep.rows[matches] == nil, "\(deep)")
+        // The top 600 or so posts by likes are ancient ones (up to 12 likes; a hive post has 6 at most).
+        let top = try await app.reads(of: "hive", sort: "top")
+        #expect((20...1_400).contains(top.rows[byLikes] ?? 0) && top.rows[matches] == nil, "\(top)")
+        let ancient = try await app.reads(of: "ancient")
+        #expect((Self.commonFrom...1_400).contains(ancient.rows[byTime] ?? 0), "\(ancient)")
+        #expect(ancient.rows[matches] == 1_300 && ancient.sequentialScans == 0, "\(ancient)")
     }
 
     @Test func usersAreFoundByPrefixThenSimilarity() async throws {
@@ -151,4 +247,70 @@ import Testing
             #expect(response.status == 400 && response.json["code"].string == "invalid_parameter", "\(query)")
         }
     }
+}
+
+extension TestService {
+    /// 1,300 "ancient" posts a year old (0 to 12 likes), then 1,400 newer "hive" posts (0 to 6
+    /// likes), 5 of them also "kiwi"; the statistics gathered, and kept as they are from then
+    /// on (autovacuum off for posts). Returns their author.
+    func insertWordsOfEveryKind() async throws -> TestUser {
+        let alice = try await signUp("alice")
+        try await database.execute("""
+            insert into posts (author_id, body, created_at, like_count)
+            select \(alice.id)::uuid, 'ancient ' || i, now() - interval '1 year' - i * interval '1 second', i % 13
+            from generate_series(1, 1300) i
+            """)
+        try await database.execute("""
+            insert into posts (author_id, body, created_at, like_count)
+            select \(alice.id)::uuid, 'hive ' || i || case when i % 250 = 0 then ' kiwi' else '' end,
+                   now() - i * interval '1 second', i % 7
+            from generate_series(1, 1400) i
+            """)
+        try await database.execute("analyze posts")
+        try await database.execute("alter table posts set (autovacuum_enabled = false)")
+        return alice
+    }
+
+    /// What the post search statement for `word` reads, run for real as an anonymous search
+    /// runs it (under `SearchQueries.settings`, as a prepared statement): the rows the scans of
+    /// each index returned, for every index scanned at all, and how many sequential scans ran.
+    func reads(of word: String, sort: String = "recent", page: Int = 1) async throws -> PlanReads {
+        let request = HTTPRequest(method: .GET, path: "/v1/search/posts", query: ["q": word, "sort": sort, "page": String(page)])
+        let query = SearchQueries.posts(
+            matching: try SearchTerm(request), order: try PostSearchOrder(sort), page: try OffsetPage(request),
+            commonFrom: service.configuration.search.commonFrom).query
+        let literals = query.bindings.map { $0.map { "'" + $0.replacingOccurrences(of: "'", with: "''") + "'" } ?? "null" }
+        let plan = try await database.adminPool.withTransaction(as: .anonymous, readOnly: true) { transaction in
+            try await transaction.execute(SearchQueries.settings)
+            try await transaction.execute(PostgresQuery(sql: "prepare search_plan as " + query.sql))
+            let plan = try await transaction.execute(PostgresQuery(
+                sql: "explain (analyze, timing off, format json) execute search_plan(\(literals.joined(separator: ", ")))"
+            ).value(PostgresJSON.self))
+            try await transaction.execute(PostgresQuery(sql: "deallocate search_plan"))
+            return plan
+        }
+        guard let document = try JSONSerialization.jsonObject(with: Data(plan.text.utf8)) as? [[String: Any]],
+              let root = document.first?["Plan"] as? [String: Any]
+        else { throw TestClient.Failure(description: "no plan in \(plan.text)") }
+        var reads = PlanReads()
+        reads.add(root)
+        return reads
+    }
+}
+
+/// See `TestService.reads(of:sort:page:)`.
+struct PlanReads: CustomStringConvertible {
+    var rows: [String: Int] = [:]
+    var sequentialScans = 0
+
+    mutating func add(_ node: [String: Any]) {
+        let loops = node["Actual Loops"] as? Int ?? 0
+        if let index = node["Index Name"] as? String, loops > 0 {
+            rows[index, default: 0] += (node["Actual Rows"] as? Int ?? 0) * loops
+        }
+        if node["Node Type"] as? String == "Seq Scan", loops > 0 { sequentialScans += 1 }
+        for child in node["Plans"] as? [[String: Any]] ?? [] { add(child) }
+    }
+
+    var description: String { "rows by index \(rows), sequential scans \(sequentialScans)" }
 }

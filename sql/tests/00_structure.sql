@@ -125,9 +125,10 @@ select set_eq($$
   cross join unnest(array['chirp_service', 'chirp_user', 'chirp_anon', 'chirp_auth']) r
   where p.pronamespace = 'app'::regnamespace and has_function_privilege(r, p.oid, 'execute')
 $$, array[
-  'chirp_anon app.explore_snapshot(integer,integer)', 'chirp_anon app.user_id()',
+  'chirp_anon app.explore_snapshot(integer,integer)', 'chirp_anon app.planned_rows(text,text[])', 'chirp_anon app.user_id()',
   'chirp_auth app.expired_before(regclass)', 'chirp_auth app.purge_expired(integer)', 'chirp_auth app.user_id()',
-  'chirp_user app.expired_before(regclass)', 'chirp_user app.explore_snapshot(integer,integer)', 'chirp_user app.user_id()'
+  'chirp_user app.expired_before(regclass)', 'chirp_user app.explore_snapshot(integer,integer)',
+  'chirp_user app.planned_rows(text,text[])', 'chirp_user app.user_id()'
 ], 'the login and request roles may call exactly the functions the service calls');
 
 -- The counter triggers update as chirp_owner, whose update policies admit any

@@ -4,7 +4,7 @@
 -- returned row, and explore's pages read a snapshot's ranks in order.
 begin;
 \ir support/helpers.sql
-select plan(25);
+select plan(29);
 
 -- The plan of one statement, one line per row.
 create function pg_temp.plan_of(sql text, options text default 'costs off') returns setof text
@@ -41,6 +41,44 @@ create function pg_temp.reads_in_order(sql text, index_name text) returns boolea
   select bool_or(l ~ ('(Index|Index Only) Scan (Backward )?using ' || index_name || '\M'))
          and not bool_or(l ~ ('(^|-> +)(Incremental )?Sort\M|Bitmap Index Scan on ' || index_name || '\M'))
   from pg_temp.plan_of(sql) l
+$$;
+
+-- True when some line of the plan matches present and none matches absent.
+create function pg_temp.plan_has(sql text, present text, absent text) returns boolean
+  language sql as $$
+  select bool_or(l ~ present) and not bool_or(l ~ absent) from pg_temp.plan_of(sql) l
+$$;
+
+-- True when every scan of the named index is the only child of a Limit node.
+create function pg_temp.limited_scan(sql text, index_name text) returns boolean
+  language sql as $$
+  with lines as (
+    select l, n from pg_temp.plan_of(sql) with ordinality p(l, n)
+  ), scans as (
+    select n from lines where l ~ ('Index Scan (Backward )?using ' || index_name || '\M')
+  )
+  select count(*) > 0 and bool_and((
+           select prev.l ~ '^ *(-> +)?Limit\M' from lines prev
+           where prev.n < scans.n and (prev.l ~ '->' or prev.n = 1) order by prev.n desc limit 1))
+  from scans
+$$;
+
+-- The rows the scans of the named index returned, run for real.
+create function pg_temp.rows_read(sql text, index_name text) returns bigint
+  language plpgsql as $$
+declare
+  plan json;
+begin
+  execute 'explain (analyze, costs off, timing off, summary off, format json) ' || sql into plan;
+  return (
+    with recursive nodes(node) as (
+      select plan -> 0 -> 'Plan'
+      union all
+      select child from nodes, json_array_elements(coalesce(node -> 'Plans', '[]')) child
+    )
+    select sum((node ->> 'Actual Rows')::bigint * (node ->> 'Actual Loops')::bigint)
+    from nodes where node ->> 'Index Name' = index_name);
+end
 $$;
 
 -- 1,000 users (50 of them post, 100 posts each), 5,000 likes, 5,000
@@ -94,7 +132,7 @@ prepare replies(uuid, timestamptz, uuid) as
   select * from comments where parent_id = $1 and (created_at, id) > ($2, $3)
   order by created_at, id limit 21;
 prepare search_posts(text) as
-  select id from posts where to_tsvector('simple', body) @@ websearch_to_tsquery('simple', $1);
+  select id from posts where search_vector @@ websearch_to_tsquery('simple', $1);
 prepare search_usernames(text) as
   select id from users where username like $1 || '%';
 prepare search_display_names(text) as
@@ -117,14 +155,40 @@ select ok(pg_temp.scans_only($$ execute thread(gen_random_uuid(), '-infinity', g
   'comments_top_level_idx'), 'top-level comments: one range scan of comments_top_level_idx');
 select ok(pg_temp.scans_only($$ execute replies(gen_random_uuid(), '-infinity', gen_random_uuid()) $$,
   'comments_replies_idx'), 'replies: one range scan of comments_replies_idx');
-select ok(pg_temp.scans_only($$ execute search_posts('postgres cats') $$, 'posts_body_fts_idx'),
-  'post search uses posts_body_fts_idx');
+select ok(pg_temp.scans_only($$ execute search_posts('postgres cats') $$, 'posts_search_vector_idx'),
+  'post search uses posts_search_vector_idx');
 -- 1,000 users are still few enough to read whole; only show the index serves.
 set local enable_seqscan = off;
 select ok(pg_temp.scans_only($$ execute search_usernames('user12') $$, 'users_username_trgm_idx'),
   'username prefix search can use users_username_trgm_idx');
 select ok(pg_temp.scans_only($$ execute search_display_names('bob') $$, 'users_display_name_trgm_idx'),
   'display name search can use users_display_name_trgm_idx');
+reset enable_seqscan;
+
+-- The two ways of post search (SearchQueries), under the settings every search
+-- runs with: generic plans, no sequential scans. Whatever the word, reading
+-- every match goes through the GIN index, and walking the timeline reads no
+-- more posts than its LIMIT allows.
+set local enable_seqscan = off;
+prepare every_match(text) as
+  select id from (select id, created_at from posts
+                  where search_vector @@ websearch_to_tsquery('simple', $1) offset 0) m
+  order by created_at desc, id desc limit 20;
+prepare walk(text, bigint) as
+  select w.id from (select id, created_at, search_vector from posts
+                    order by created_at desc, id desc limit $2) w
+  where w.search_vector @@ websearch_to_tsquery('simple', $1)
+  limit 20;
+select ok(pg_temp.plan_has($$ execute every_match('nobodyusedthis') $$,
+  'Bitmap Index Scan on posts_search_vector_idx\M', 'Seq Scan|Index Scan using|Index Only Scan using'),
+  'every match of a word nobody used is read through posts_search_vector_idx, not the table');
+select ok(pg_temp.plan_has($$ execute every_match('about') $$,
+  'Bitmap Index Scan on posts_search_vector_idx\M', 'Seq Scan|Index Scan using|Index Only Scan using'),
+  'and so is every match of a word every post has');
+select ok(pg_temp.limited_scan($$ execute walk('nobodyusedthis', 300) $$, 'posts_created_at_id_idx'),
+  'the walk is a range scan of posts_created_at_id_idx directly under its LIMIT');
+select is(pg_temp.rows_read($$ execute walk('nobodyusedthis', 300) $$, 'posts_created_at_id_idx'), 300::bigint,
+  'and for a word nobody used it reads as many posts as the LIMIT, not the timeline');
 reset enable_seqscan;
 
 -- The viewer's flags, spelled as Post.columns and Profile.columns spell them,

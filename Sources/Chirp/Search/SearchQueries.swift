@@ -1,36 +1,126 @@
 import HTTP
 import Postgres
 
-/// The SQL of search. Each search is two statements pipelined in one read-only transaction:
-/// the page, and `total` from a count over the same condition.
+/// The SQL of search. A search is one read-only transaction of pipelined statements:
+/// `settings` (the planner settings the shapes below rely on), then the page and its total
+/// (one statement for posts, two for users).
 ///
-/// `total` saturates at `countCap` (10,000): the count reads at most that many matches, so a
-/// very common word costs a bounded count. A client shown 10,000 should read it as "10,000
-/// or more"; `OffsetPage` never lets it page deeper than that anyway.
+/// **Pages whose cost stops at the page.** Post search has two ways to a page, and each is
+/// the right one for some words and a disaster for others: walking an index in the page's
+/// order, keeping the posts that match, costs what it reads before the page's last match
+/// (nothing for a common word, the whole index for a word nobody used); sorting every match
+/// read through the GIN index costs what there is to sort (nothing for a rare word, 170 ms for
+/// one in six posts of a million). The page statement chooses by the planner's estimate of the
+/// matches (`app.planned_rows` of `EstimatedMatches.posts`: a plan, never a scan), and no
+/// choice runs away when the estimate is wrong, because each way reads a bounded amount and
+/// hands over to the next:
+///
+/// - `few`: fewer than `commonFrom` (`SearchLimits`) matches expected: read the matches through the GIN index,
+///   at most `commonFrom` of them. Fewer came back: they are all there is; sort them.
+/// - `walked`: otherwise (or when that many came back after all): walk the index in the
+///   page's order, keep the matches, stop at the page's last one, and read at most as many
+///   posts as there are expected matches (never fewer than `commonFrom`). The page's matches
+///   found: the page.
+/// - neither: sort every match. Reached only when the statistics were wrong, or the matches
+///   sit far from the walk's start (a word popular long ago), and then bounded by the matches.
+///
+/// Each way is a fenced subquery or a gated branch of one statement (a gate is a one-time
+/// filter: the branch it closes is never run), so the plan does not depend on the values:
+/// `settings` makes every search statement a generic plan, and turns sequential scans off so
+/// that "every match" is always read through the GIN index, never by reading the table.
+///
+/// **Totals that stop at 1,000.** `total` is exact up to `exactTotals` matches; above that it
+/// is marked as an estimate. For posts the count is `few`'s, which read every match when there
+/// were fewer than `commonFrom` (the count, then); otherwise the planner's estimate is the
+/// total, never less than what `few` read nor than `exactTotals + 1`, and nothing is counted.
+/// Users are counted up to `exactTotals + 1` and estimated above. `SearchTotal.seen(on:items:)`
+/// makes an estimate exact when the page itself shows where the matches end. Before ANALYZE
+/// has seen `search_vector` every post search is estimated at the planner's default (0.5% of
+/// the posts): the migration that adds the column analyzes it at once.
 package enum SearchQueries {
-    static let countCap = 10_000
+    /// Totals up to this are counted exactly.
+    static let exactTotals = 1_000
+
+    /// The statement that starts every search transaction: generic plans, because the shapes
+    /// decide at run time and planning each search again would cost more than running it; no
+    /// sequential scans, because no search shape wants one and a generic plan must not pick one
+    /// for a value it cannot see. Both end with the transaction.
+    package static let settings: PostgresQuery = """
+        select set_config('plan_cache_mode', 'force_generic_plan', true),
+               set_config('enable_seqscan', 'off', true)
+        """
 
     // MARK: Posts
 
-    /// Full text. The condition repeats the expression of `posts_body_fts_idx` exactly
-    /// (`to_tsvector('simple', body)`), or the index would not serve it.
-    package static func posts(matching term: SearchTerm, order: PostSearchOrder, page: OffsetPage) -> PostgresRead<[Post]> {
-        PostgresQuery("""
-            select \(unescaped: Post.columns) from posts p join users a on a.id = p.author_id
-            where to_tsvector('simple', p.body) @@ websearch_to_tsquery('simple', \(term.text))
-            order by \(unescaped: order.sql)
-            limit \(page.per) offset \(page.offset)
-            """).rows(Post.init(row:))
-    }
-
-    package static func postCount(matching term: SearchTerm) -> PostgresRead<Int> {
-        PostgresQuery("""
-            select count(*) from (
-                select 1 from posts p
-                where to_tsvector('simple', p.body) @@ websearch_to_tsquery('simple', \(term.text))
-                limit \(countCap)
-            ) s
-            """).value(Int.self)
+    /// One page of posts matching `term`, in `order`, and the total (see the type's notes for
+    /// the shapes), in one statement: the total comes from what the page's shapes read anyway.
+    /// Every row carries the total; the page's posts follow it in the same rows, and a page
+    /// with no posts is one row whose post columns are null. `search_vector` is
+    /// `posts_search_vector_idx`'s column; the query is parsed once, in `query`, and read by
+    /// every step as an InitPlan.
+    /// `commonFrom` is `SearchLimits.commonFrom`: the estimate from which a search walks, and
+    /// the most matches `few` reads. Never at or below `exactTotals`: a search that did not
+    /// count its matches must be one that has more.
+    package static func posts(
+        matching term: SearchTerm, order: PostSearchOrder, page: OffsetPage, commonFrom: Int
+    ) -> PostgresRead<([Post], SearchTotal)> {
+        let last = page.offset + page.per
+        let commonFrom = max(commonFrom, exactTotals + 1)
+        return PostgresRead(PostgresQuery("""
+            with query as materialized (
+                select websearch_to_tsquery('simple', \(term.text)) as q
+            ), estimate as materialized (
+                select app.planned_rows(\(EstimatedMatches.posts), array[(select q from query)::text]) as n
+            ), few as materialized (
+                select p.id, p.created_at, p.like_count from posts p
+                where (select n from estimate) < \(commonFrom) and p.search_vector @@ (select q from query)
+                limit \(commonFrom)
+            ), few_complete as materialized (
+                select (select n from estimate) < \(commonFrom) and (select count(*) from few) < \(commonFrom) as yes
+            ), walked as materialized (
+                select w.id, w.created_at, w.like_count from (
+                    select p.id, p.created_at, p.like_count, p.search_vector from posts p
+                    where not (select yes from few_complete)
+                    order by \(unescaped: order.sql(of: "p"))
+                    limit greatest((select n from estimate), \(commonFrom))
+                ) w
+                where w.search_vector @@ (select q from query)
+                limit \(last)
+            ), walked_complete as materialized (
+                select (select count(*) from walked) = \(last) as yes
+            ), total as materialized (
+                select case when (select yes from few_complete) then (select count(*) from few)
+                            else greatest((select n from estimate), (select count(*) from few), \(exactTotals + 1)) end as n,
+                       not (select yes from few_complete) or (select count(*) from few) > \(exactTotals) as estimated
+            )
+            select total.n, total.estimated, \(unescaped: Post.columns) from total left join ((
+                (select f.id, f.created_at, f.like_count from few f
+                 where (select yes from few_complete)
+                 order by \(unescaped: order.sql(of: "f")) limit \(page.per) offset \(page.offset))
+                union all
+                (select w.id, w.created_at, w.like_count from walked w
+                 where (select yes from walked_complete)
+                 order by \(unescaped: order.sql(of: "w")) offset \(page.offset))
+                union all
+                (select m.id, m.created_at, m.like_count from (
+                    select p.id, p.created_at, p.like_count from posts p
+                    where p.search_vector @@ (select q from query)
+                    offset 0
+                 ) m
+                 where not (select yes from few_complete) and not (select yes from walked_complete)
+                 order by \(unescaped: order.sql(of: "m")) limit \(page.per) offset \(page.offset))
+            ) page
+            join posts p on p.id = page.id join users a on a.id = p.author_id) on true
+            order by \(unescaped: order.sql(of: "page"))
+            """)) { result in
+            let total = try SearchTotal(row: result.row(0))
+            var posts: [Post] = []
+            posts.reserveCapacity(result.rowCount)
+            for row in result.rows where try row.decode(PostgresUUID?.self, at: 2) != nil {
+                posts.append(try Post(row: row, startingAt: 2))
+            }
+            return (posts, total)
+        }
     }
 
     // MARK: Users
@@ -48,9 +138,18 @@ package enum SearchQueries {
             """).rows(Profile.init(row:))
     }
 
-    static func userCount(matching term: SearchTerm) -> PostgresRead<Int> {
-        PostgresQuery("select count(*) from (select 1 from users u where \(userMatching: term) limit \(countCap)) s")
-            .value(Int.self)
+    /// The total for `users(matching:…)`: counted up to `exactTotals + 1`, the estimate above.
+    static func userTotal(matching term: SearchTerm) -> PostgresRead<SearchTotal> {
+        PostgresQuery("""
+            with counted as materialized (
+                select count(*) as n from (select from users u where \(userMatching: term) limit \(exactTotals + 1)) s
+            )
+            select case when n <= \(exactTotals) then n
+                        else greatest(app.planned_rows(\(EstimatedMatches.users), array[\(term.text), \(term.usernamePrefixPattern), \(term.likeEscaped)]::text[]), \(exactTotals + 1))
+                   end,
+                   n > \(exactTotals)
+            from counted
+            """).onlyRow(SearchTotal.init(row:))
     }
 }
 
@@ -58,7 +157,8 @@ extension PostgresQuery.StringInterpolation {
     /// The user condition that the page and the count share: a username that starts with the
     /// term (LIKE, served by `users_username_trgm_idx`), or a username or display name similar
     /// to it (pg_trgm's `%`, served by both trigram indexes), or a display name containing it
-    /// (ILIKE, served by `users_display_name_trgm_idx`). Every value is bound.
+    /// (ILIKE, served by `users_display_name_trgm_idx`). Every value is bound. `EstimatedMatches.users`
+    /// is the same condition, for the planner's estimate.
     mutating func appendInterpolation(userMatching term: SearchTerm) {
         appendLiteral("(u.username like ")
         appendInterpolation(term.usernamePrefixPattern)
@@ -70,6 +170,17 @@ extension PostgresQuery.StringInterpolation {
         appendInterpolation(term.likeEscaped)
         appendLiteral("::text || '%')")
     }
+}
+
+/// The statements whose row count `app.planned_rows` estimates for a search's total, their
+/// values given as `$1[n]` (each on one line: the benchmark passes them to pgbench as values).
+enum EstimatedMatches {
+    /// Posts matching the tsquery `$1[1]`.
+    static let posts = "select from posts where search_vector @@ $1[1]::tsquery"
+    /// Users matching the term `$1[1]` as `userMatching` matches them, with `$1[2]` its username
+    /// prefix pattern and `$1[3]` its display name pattern.
+    static let users = "select from users u where u.username like $1[2] || '%' or u.username % $1[1] "
+        + "or u.display_name % $1[1] or u.display_name ilike '%' || $1[3] || '%'"
 }
 
 /// `sort=recent` (the default) or `sort=top` for post search; each order is total.
@@ -85,11 +196,12 @@ package enum PostSearchOrder {
         }
     }
 
-    /// Chosen by the code, never by the client.
-    var sql: String {
+    /// The order's columns on the relation `alias`, which has `created_at`, `like_count` and
+    /// `id`. Chosen by the code, never by the client.
+    func sql(of alias: String) -> String {
         switch self {
-        case .recent: "p.created_at desc, p.id desc"
-        case .top: "p.like_count desc, p.id desc"
+        case .recent: "\(alias).created_at desc, \(alias).id desc"
+        case .top: "\(alias).like_count desc, \(alias).id desc"
         }
     }
 }

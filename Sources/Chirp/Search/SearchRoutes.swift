@@ -3,19 +3,21 @@ import HTTP
 import Postgres
 
 /// `GET /v1/search/posts?q=&page=&per=&sort=recent|top` and `GET /v1/search/users?q=&page=&per=`:
-/// offset lists with a (bounded) total.
+/// offset lists with a total that is exact up to 1,000.
 struct SearchRoutes: Sendable {
     let services: Services
+    let limits: SearchLimits
 
     func posts(_ request: HTTPRequest) async throws -> HTTPResponse {
         let viewer = try services.authenticator.viewer(of: request)
         let term = try SearchTerm(request)
         let order = try PostSearchOrder(request.query["sort"])
         let page = try OffsetPage(request)
-        let (posts, total) = try await database {
+        let (_, (posts, total)) = try await database {
             try await services.pool.execute(
                 as: services.identity(for: viewer), readOnly: true,
-                SearchQueries.posts(matching: term, order: order, page: page), SearchQueries.postCount(matching: term))
+                SearchQueries.settings,
+                SearchQueries.posts(matching: term, order: order, page: page, commonFrom: limits.commonFrom))
         }
         return .json(200, SearchResults(items: posts, page: page, total: total))
     }
@@ -24,10 +26,11 @@ struct SearchRoutes: Sendable {
         let viewer = try services.authenticator.viewer(of: request)
         let term = try SearchTerm(request)
         let page = try OffsetPage(request)
-        let (profiles, total) = try await database {
+        let (_, profiles, total) = try await database {
             try await services.pool.execute(
                 as: services.identity(for: viewer), readOnly: true,
-                SearchQueries.users(matching: term, page: page), SearchQueries.userCount(matching: term))
+                SearchQueries.settings,
+                SearchQueries.users(matching: term, page: page), SearchQueries.userTotal(matching: term))
         }
         return .json(200, SearchResults(items: profiles, page: page, total: total))
     }

@@ -1,0 +1,12 @@
+/// What bounds a search: where post search stops sorting its matches and walks instead.
+public struct SearchLimits: Sendable, Equatable {
+    /// The planner's estimate of a post search's matches from which it walks the timeline (or
+    /// the likes) in the page's order instead of sorting its matches, and the most matches a
+    /// sort reads before it gives way to the walk (see `SearchQueries`); at least 1,001. 5,000
+    /// is where, for a first page of a million posts, walking about 1M × 20 / 5,000 posts to the
+    /// 20th match costs what reading and sorting 5,000 matches costs; and five times the exact
+    /// limit of totals, more than the statistics' error on a word they count.
+    public var commonFrom = 5_000
+
+    public init() {}
+}
