@@ -67,7 +67,7 @@ enum CeilingScripts {
                 (anonymous, true, [ProfileQueries.profile(username: username).query]),
             ]),
             render("search", seed: seed, [(anonymous, true, [
-                SearchQueries.settings,
+                SearchQueries.settings(statementTimeout: search.statementTimeout),
                 SearchQueries.posts(
                     matching: try SearchTerm(searchRequest), order: .recent, page: try OffsetPage(searchRequest),
                     commonFrom: search.commonFrom).query,

@@ -209,6 +209,22 @@ import Testing
         #expect(ancient.rows[matches] == 1_300 && ancient.sequentialScans == 0, "\(ancient)")
     }
 
+    /// Each search statement runs under the configured timeout: a search that would run past it
+    /// answers 503, and other requests are not affected.
+    @Test func aSearchPastItsStatementTimeoutIs503() async throws {
+        let app = try await TestService.started(over: .router) { $0.search.statementTimeout = .milliseconds(1) }
+        let alice = try await app.signUp("alice")
+        try await app.insertPosts(2_500, by: alice, prefix: "slowpoke ")
+        try await app.database.execute("analyze posts")
+        // Reading and sorting 2,500 matches (and planning the statement, on its first run): far
+        // more than a millisecond.
+        let slow = try await app.client.get("/v1/search/posts?q=slowpoke&per=25&page=100")
+        #expect(slow.status == 503)
+        #expect(slow.json["code"].string == "unavailable" && slow.json["detail"].string == "the request took too long")
+        #expect(slow.header("Retry-After") == "1")
+        #expect(try await app.client.get("/v1/posts?limit=5").status == 200)
+    }
+
     @Test func usersAreFoundByPrefixThenSimilarity() async throws {
         let (kestrel, fan, alice, _) = try await app.signUp("kestrel", "fan", "alice", "other")
         try await app.updateProfile(["displayName": "Kestrel Watcher"], of: fan)
@@ -281,7 +297,7 @@ extension TestService {
             commonFrom: service.configuration.search.commonFrom).query
         let literals = query.bindings.map { $0.map { "'" + $0.replacingOccurrences(of: "'", with: "''") + "'" } ?? "null" }
         let plan = try await database.adminPool.withTransaction(as: .anonymous, readOnly: true) { transaction in
-            try await transaction.execute(SearchQueries.settings)
+            try await transaction.execute(SearchQueries.settings(statementTimeout: .seconds(60)))
             try await transaction.execute(PostgresQuery(sql: "prepare search_plan as " + query.sql))
             let plan = try await transaction.execute(PostgresQuery(
                 sql: "explain (analyze, timing off, format json) execute search_plan(\(literals.joined(separator: ", ")))"

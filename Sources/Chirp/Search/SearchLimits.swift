@@ -1,4 +1,5 @@
-/// What bounds a search: where post search stops sorting its matches and walks instead.
+/// What bounds a search: where post search stops sorting its matches and walks instead, and a
+/// timeout on each of its statements.
 public struct SearchLimits: Sendable, Equatable {
     /// The planner's estimate of a post search's matches from which it walks the timeline (or
     /// the likes) in the page's order instead of sorting its matches, and the most matches a
@@ -7,6 +8,12 @@ public struct SearchLimits: Sendable, Equatable {
     /// 20th match costs what reading and sorting 5,000 matches costs; and five times the exact
     /// limit of totals, more than the statistics' error on a word they count.
     public var commonFrom = 5_000
+    /// Each search statement's `statement_timeout`: beyond it the search answers 503 and its
+    /// connection returns to the pool. Half a second is ten times the slowest first page
+    /// measured on the benchmark's data (about 45 ms: a common word whose matches lie behind
+    /// 125,000 newer posts without it), over twice the slowest seen without statistics (185 ms),
+    /// and what a connection may be held for at worst, per statement.
+    public var statementTimeout: Duration = .milliseconds(500)
 
     public init() {}
 }

@@ -2,8 +2,8 @@ import HTTP
 import Postgres
 
 /// The SQL of search. A search is one read-only transaction of pipelined statements:
-/// `settings` (the planner settings the shapes below rely on), then the page and its total
-/// (one statement for posts, two for users).
+/// `settings` (a statement timeout and the planner settings the shapes below rely on), then
+/// the page and its total (one statement for posts, two for users).
 ///
 /// **Pages whose cost stops at the page.** Post search has two ways to a page, and each is
 /// the right one for some words and a disaster for others: walking an index in the page's
@@ -41,14 +41,21 @@ package enum SearchQueries {
     /// Totals up to this are counted exactly.
     static let exactTotals = 1_000
 
-    /// The statement that starts every search transaction: generic plans, because the shapes
-    /// decide at run time and planning each search again would cost more than running it; no
-    /// sequential scans, because no search shape wants one and a generic plan must not pick one
-    /// for a value it cannot see. Both end with the transaction.
-    package static let settings: PostgresQuery = """
-        select set_config('plan_cache_mode', 'force_generic_plan', true),
-               set_config('enable_seqscan', 'off', true)
-        """
+    /// The statement that starts every search transaction. `statement_timeout` applies to each
+    /// statement that follows it (a pathological search is cancelled and answers 503 rather
+    /// than holding its connection); generic plans, because the shapes decide at run time and
+    /// planning each search again would cost more than running it; no sequential scans,
+    /// because no search shape wants one and a generic plan must not pick one for a value it
+    /// cannot see. All three end with the transaction.
+    package static func settings(statementTimeout: Duration) -> PostgresQuery {
+        // In whole milliseconds, the setting's unit; a part of one rounds up, so it never reads 0 (off).
+        let milliseconds = max(1, Int((statementTimeout / .milliseconds(1)).rounded(.up)))
+        return """
+            select set_config('statement_timeout', \(String(milliseconds)), true),
+                   set_config('plan_cache_mode', 'force_generic_plan', true),
+                   set_config('enable_seqscan', 'off', true)
+            """
+    }
 
     // MARK: Posts
 

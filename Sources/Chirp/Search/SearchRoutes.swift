@@ -3,7 +3,8 @@ import HTTP
 import Postgres
 
 /// `GET /v1/search/posts?q=&page=&per=&sort=recent|top` and `GET /v1/search/users?q=&page=&per=`:
-/// offset lists with a total that is exact up to 1,000.
+/// offset lists with a total that is exact up to 1,000. Each search runs its statements under
+/// `limits.statementTimeout`.
 struct SearchRoutes: Sendable {
     let services: Services
     let limits: SearchLimits
@@ -16,7 +17,7 @@ struct SearchRoutes: Sendable {
         let (_, (posts, total)) = try await database {
             try await services.pool.execute(
                 as: services.identity(for: viewer), readOnly: true,
-                SearchQueries.settings,
+                SearchQueries.settings(statementTimeout: limits.statementTimeout),
                 SearchQueries.posts(matching: term, order: order, page: page, commonFrom: limits.commonFrom))
         }
         return .json(200, SearchResults(items: posts, page: page, total: total))
@@ -29,7 +30,7 @@ struct SearchRoutes: Sendable {
         let (_, profiles, total) = try await database {
             try await services.pool.execute(
                 as: services.identity(for: viewer), readOnly: true,
-                SearchQueries.settings,
+                SearchQueries.settings(statementTimeout: limits.statementTimeout),
                 SearchQueries.users(matching: term, page: page), SearchQueries.userTotal(matching: term))
         }
         return .json(200, SearchResults(items: profiles, page: page, total: total))

@@ -72,6 +72,8 @@ extension ChirpConfiguration {
         configuration.rateLimits.signupPerAddress.limit = 100_000
         configuration.rateLimits.loginPerAddress.limit = 100_000
         configuration.rateLimits.refreshPerAddress.limit = 100_000
+        // A whole suite on two cores can hold a search past production's half second.
+        configuration.search.statementTimeout = .seconds(30)
         configuration.passwordHashing = .leastForTests
         return configuration
     }
