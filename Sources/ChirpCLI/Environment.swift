@@ -96,8 +96,11 @@ struct Environment {
         limits.loginPerUsername.limit = try integer("RATE_LIMIT_LOGINS_PER_USERNAME", default: limits.loginPerUsername.limit, in: 1...1_000_000)
         limits.refreshPerAddress.limit = try integer("RATE_LIMIT_REFRESHES_PER_ADDRESS", default: limits.refreshPerAddress.limit, in: 1...1_000_000)
         configuration.rateLimits = limits
-        configuration.search.statementTimeout = .milliseconds(try integer(
-            "SEARCH_STATEMENT_TIMEOUT_MS", default: Int(configuration.search.statementTimeout / .milliseconds(1)), in: 1...60_000))
+        var search = configuration.search
+        search.perAddress.limit = try integer("RATE_LIMIT_SEARCHES_PER_ADDRESS", default: search.perAddress.limit, in: 1...1_000_000)
+        search.statementTimeout = .milliseconds(try integer(
+            "SEARCH_STATEMENT_TIMEOUT_MS", default: Int(search.statementTimeout / .milliseconds(1)), in: 1...60_000))
+        configuration.search = search
         return configuration
     }
 }

@@ -1,6 +1,7 @@
-import Chirp
+@testable import Chirp
 import Foundation
 import Postgres
+import Synchronization
 import TestSupport
 import Testing
 
@@ -148,6 +149,60 @@ import Testing
         #expect(afterRefused == afterAllowed)
     }
 
+    /// Search has a budget per address too, shared by post and user search, counted in the
+    /// instance's memory: refused with 429 and the same fields, and never a database write.
+    @Test func searchesPerAddressCountDownInMemoryThenAre429() async throws {
+        let app = try await TestService.started(over: .router) { $0.search.perAddress = RateLimit(name: "search-ip", limit: 3, windowSeconds: Self.window) }
+        for remaining in [2, 1] {
+            let search = try await app.client.get("/v1/search/posts?q=kiwi")
+            #expect(search.status == 200)
+            try expectBudget(search, name: "search-ip", limit: 3, remaining: remaining)
+        }
+        // A search the service refuses for its input counts too, and says so.
+        let invalid = try await app.client.get("/v1/search/users?q=")
+        #expect(invalid.status == 400)
+        try expectBudget(invalid, name: "search-ip", limit: 3, remaining: 0)
+        try expectRefusal(try await app.client.get("/v1/search/posts?q=kiwi"), name: "search-ip", limit: 3)
+        try expectRefusal(try await app.client.get("/v1/search/users?q=kiwi"), name: "search-ip", limit: 3)
+
+        // Another address keeps its own budget; other endpoints are not counted.
+        let elsewhere = try await app.client.get("/v1/search/users?q=kiwi", from: "198.51.100.7")
+        #expect(elsewhere.status == 200)
+        try expectBudget(elsewhere, name: "search-ip", limit: 3, remaining: 2)
+        #expect(try await app.client.get("/v1/posts").status == 200)
+        #expect(try await app.count("select count(*) from rate_limit_hits") == 0)
+    }
+
+    /// The in-memory budget itself, on a clock the test moves: a window's searches pass, then
+    /// 429 until the window ends; the next window starts afresh; and however many addresses
+    /// search, it counts at most its capacity of them.
+    @Test func theSearchBudgetReturnsWithTheNextWindowAndCountsBoundedAddresses() {
+        let clock = TestClock(seconds: 6_010)
+        let limiter = SearchRateLimiter(limit: RateLimit(name: "search-ip", limit: 2, windowSeconds: 60), capacity: 4, now: clock.read)
+        let first = (1...3).map { _ in limiter.count("192.0.2.1") }
+        #expect(first.map(\.allowed) == [true, true, false])
+        #expect(first.map(\.remaining) == [1, 0, 0])
+        #expect(first.map(\.resetSeconds) == [50, 50, 50])  // windows start every 60 s: 6,000 to 6,060
+        #expect(limiter.count("192.0.2.2").allowed)
+
+        clock.set(6_059.5)
+        #expect(!limiter.count("192.0.2.1").allowed)
+        #expect(limiter.count("192.0.2.1").resetSeconds == 1)
+        clock.set(6_060)
+        let next = limiter.count("192.0.2.1")
+        #expect(next.allowed && next.remaining == 1 && next.resetSeconds == 60)
+
+        for host in 1...100 { _ = limiter.count("203.0.113.\(host)") }
+        #expect(limiter.countedAddresses == 4)
+    }
+}
+
+/// A clock a test sets by hand.
+private final class TestClock: Sendable {
+    private let seconds: Mutex<Double>
+    init(seconds: Double) { self.seconds = Mutex(seconds) }
+    func set(_ value: Double) { seconds.withLock { $0 = value } }
+    var read: @Sendable () -> Double { { [self] in seconds.withLock { $0 } } }
 }
 
 /// A `RateLimit` or `RateLimit-Policy` item: `"name";key=value;…`.

@@ -210,7 +210,7 @@ import Testing
     }
 
     /// Each search statement runs under the configured timeout: a search that would run past it
-    /// answers 503, and other requests are not affected.
+    /// answers 503, with the search budget's headers, and other requests are not affected.
     @Test func aSearchPastItsStatementTimeoutIs503() async throws {
         let app = try await TestService.started(over: .router) { $0.search.statementTimeout = .milliseconds(1) }
         let alice = try await app.signUp("alice")
@@ -222,6 +222,7 @@ import Testing
         #expect(slow.status == 503)
         #expect(slow.json["code"].string == "unavailable" && slow.json["detail"].string == "the request took too long")
         #expect(slow.header("Retry-After") == "1")
+        #expect(slow.header("RateLimit") != nil)
         #expect(try await app.client.get("/v1/posts?limit=5").status == 200)
     }
 

@@ -157,21 +157,6 @@ struct AuthRoutes: Sendable {
         .unauthorized(code: "unauthorized", detail: "username or password is wrong")
     }
 
-    /// Runs the part of a request after its attempt was counted. Every answer, success or
-    /// error (wrong password, taken username, dead refresh token, a replayed sign-up), carries
-    /// the budget's `RateLimit-Policy` and `RateLimit` fields, so a client always sees how many
-    /// attempts it has left.
-    private func reporting(_ headers: HTTPHeaders, _ body: () async throws -> HTTPResponse) async throws -> HTTPResponse {
-        do {
-            var response = try await body()
-            for (name, value) in headers where !response.headers.contains(name) { response.headers.set(name, value) }
-            return response
-        } catch var error as HTTPError {
-            for (name, value) in headers where !error.headers.contains(name) { error.headers.set(name, value) }
-            throw error
-        }
-    }
-
     /// Runs a password hash on a thread made for blocking (it takes tens of milliseconds);
     /// when every hashing slot is busy, answers 503 at once.
     private func hashed<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {

@@ -16,6 +16,8 @@ struct RateLimitCheck {
             }
     }
 
+    /// A budget's state after an attempt: counted here, or in memory for search
+    /// (`SearchRateLimiter`).
     struct Outcome {
         let limit: RateLimit
         let hits: Int
@@ -41,5 +43,20 @@ extension [RateLimitCheck.Outcome] {
             throw error
         }
         return headers
+    }
+}
+
+/// Runs the part of a request after its attempt was counted. Every answer, success or error
+/// (wrong password, taken username, dead refresh token, a replayed sign-up, a search the
+/// database gave up on), carries the budget's `RateLimit-Policy` and `RateLimit` fields, so a
+/// client always sees how many attempts it has left.
+func reporting(_ headers: HTTPHeaders, _ body: () async throws -> HTTPResponse) async throws -> HTTPResponse {
+    do {
+        var response = try await body()
+        for (name, value) in headers where !response.headers.contains(name) { response.headers.set(name, value) }
+        return response
+    } catch var error as HTTPError {
+        for (name, value) in headers where !error.headers.contains(name) { error.headers.set(name, value) }
+        throw error
     }
 }

@@ -1,5 +1,6 @@
-/// What bounds a search: where post search stops sorting its matches and walks instead, and a
-/// timeout on each of its statements.
+/// What bounds a search: where post search stops sorting its matches and walks instead, a
+/// timeout on each of its statements, and a budget per client address, counted in each
+/// instance's memory (a search must not write to the database).
 public struct SearchLimits: Sendable, Equatable {
     /// The planner's estimate of a post search's matches from which it walks the timeline (or
     /// the likes) in the page's order instead of sorting its matches, and the most matches a
@@ -14,6 +15,10 @@ public struct SearchLimits: Sendable, Equatable {
     /// 125,000 newer posts without it), over twice the slowest seen without statistics (185 ms),
     /// and what a connection may be held for at worst, per statement.
     public var statementTimeout: Duration = .milliseconds(500)
+    /// Searches (posts and users together) per client address and window.
+    public var perAddress = RateLimit(name: "search-ip", limit: 60, windowSeconds: 60)
+    /// The most addresses one instance counts in a window (about 100 bytes each).
+    public var countedAddresses = 16_384
 
     public init() {}
 }

@@ -3,36 +3,54 @@ import HTTP
 import Postgres
 
 /// `GET /v1/search/posts?q=&page=&per=&sort=recent|top` and `GET /v1/search/users?q=&page=&per=`:
-/// offset lists with a total that is exact up to 1,000. Each search runs its statements under
-/// `limits.statementTimeout`.
+/// offset lists with a total that is exact up to 1,000. Each search first counts against its
+/// address's budget (in memory), then runs its statements under `limits.statementTimeout`.
 struct SearchRoutes: Sendable {
     let services: Services
     let limits: SearchLimits
+    let limiter: SearchRateLimiter
+
+    init(services: Services, limits: SearchLimits) {
+        self.services = services
+        self.limits = limits
+        limiter = SearchRateLimiter(limit: limits.perAddress, capacity: limits.countedAddresses)
+    }
 
     func posts(_ request: HTTPRequest) async throws -> HTTPResponse {
-        let viewer = try services.authenticator.viewer(of: request)
-        let term = try SearchTerm(request)
-        let order = try PostSearchOrder(request.query["sort"])
-        let page = try OffsetPage(request)
-        let (_, (posts, total)) = try await database {
-            try await services.pool.execute(
-                as: services.identity(for: viewer), readOnly: true,
-                SearchQueries.settings(statementTimeout: limits.statementTimeout),
-                SearchQueries.posts(matching: term, order: order, page: page, commonFrom: limits.commonFrom))
+        try await budgeted(request) {
+            let viewer = try services.authenticator.viewer(of: request)
+            let term = try SearchTerm(request)
+            let order = try PostSearchOrder(request.query["sort"])
+            let page = try OffsetPage(request)
+            let (_, (posts, total)) = try await database {
+                try await services.pool.execute(
+                    as: services.identity(for: viewer), readOnly: true,
+                    SearchQueries.settings(statementTimeout: limits.statementTimeout),
+                    SearchQueries.posts(matching: term, order: order, page: page, commonFrom: limits.commonFrom))
+            }
+            return .json(200, SearchResults(items: posts, page: page, total: total))
         }
-        return .json(200, SearchResults(items: posts, page: page, total: total))
     }
 
     func users(_ request: HTTPRequest) async throws -> HTTPResponse {
-        let viewer = try services.authenticator.viewer(of: request)
-        let term = try SearchTerm(request)
-        let page = try OffsetPage(request)
-        let (_, profiles, total) = try await database {
-            try await services.pool.execute(
-                as: services.identity(for: viewer), readOnly: true,
-                SearchQueries.settings(statementTimeout: limits.statementTimeout),
-                SearchQueries.users(matching: term, page: page), SearchQueries.userTotal(matching: term))
+        try await budgeted(request) {
+            let viewer = try services.authenticator.viewer(of: request)
+            let term = try SearchTerm(request)
+            let page = try OffsetPage(request)
+            let (_, profiles, total) = try await database {
+                try await services.pool.execute(
+                    as: services.identity(for: viewer), readOnly: true,
+                    SearchQueries.settings(statementTimeout: limits.statementTimeout),
+                    SearchQueries.users(matching: term, page: page), SearchQueries.userTotal(matching: term))
+            }
+            return .json(200, SearchResults(items: profiles, page: page, total: total))
         }
-        return .json(200, SearchResults(items: profiles, page: page, total: total))
+    }
+
+    /// Counts the search against its address's budget (a 429 once spent) and reports the
+    /// budget on whatever the search answers.
+    private func budgeted(_ request: HTTPRequest, _ search: () async throws -> HTTPResponse) async throws -> HTTPResponse {
+        let headers = try [limiter.count(request.remoteAddress)].enforce()
+        return try await reporting(headers, search)
     }
 }

@@ -66,9 +66,10 @@ struct TestClient: Sendable {
         }
     }
 
+    /// A request from `address`: any address through the router, only 127.0.0.1 over a socket.
     func request(
         _ method: String, _ path: String, body: Data? = nil, token: String? = nil,
-        headers: [String: String] = [:], contentType: String? = "application/json"
+        headers: [String: String] = [:], contentType: String? = "application/json", from address: String = "127.0.0.1"
     ) async throws -> Response {
         guard let url = URL(string: origin + path) else {
             throw Failure(description: "bad path \(path)")
@@ -79,9 +80,10 @@ struct TestClient: Sendable {
         fields += headers.map { ($0.key, $0.value) }
         switch connection {
         case .socket(let session):
+            guard address == "127.0.0.1" else { throw Failure(description: "a socket request comes from 127.0.0.1, not \(address)") }
             return try await Self.send(method, url, body: body, fields: fields, over: session)
         case .router(let service):
-            return try await Self.route(method, url, body: body, fields: fields, to: service)
+            return try await Self.route(method, url, body: body, fields: fields, from: address, to: service)
         }
     }
 
@@ -103,16 +105,17 @@ struct TestClient: Sendable {
 
     /// What the server does with a request it has read, short of its middleware: the head made
     /// into a request by the server's own `RequestHead` (the target split into path and query,
-    /// the request id chosen) from the client address a socket test has, 127.0.0.1; the body
-    /// attached; the router run on the server's first loop, which the pool waits on too.
+    /// the request id chosen) from `address` (127.0.0.1 unless a test says otherwise, as over
+    /// a socket); the body attached; the router run on the server's first loop, which the pool
+    /// waits on too.
     private static func route(
-        _ method: String, _ url: URL, body: Data?, fields: [(String, String)], to service: ChirpService
+        _ method: String, _ url: URL, body: Data?, fields: [(String, String)], from address: String, to service: ChirpService
     ) async throws -> Response {
         let target = url.path(percentEncoded: true) + (url.query(percentEncoded: true).map { "?" + $0 } ?? "")
         var headers = HTTPHeaders()
         for (name, value) in fields { headers.set(name, value) }  // the last of a name wins, as in URLRequest
         let head = RequestHead(
-            method: method, target: target, headers: headers, remoteAddress: "127.0.0.1", configuration: service.configuration.http)
+            method: method, target: target, headers: headers, remoteAddress: address, configuration: service.configuration.http)
         var request = head.request
         if let refusal = request.rejection {
             throw Failure(description: "the server refuses \(method) \(target) before routing (\(refusal)): send it over a socket")
@@ -127,8 +130,8 @@ struct TestClient: Sendable {
         return Response(status: response.status, headers: received, body: Data(response.body))
     }
 
-    func get(_ path: String, token: String? = nil, headers: [String: String] = [:]) async throws -> Response {
-        try await request("GET", path, token: token, headers: headers)
+    func get(_ path: String, token: String? = nil, headers: [String: String] = [:], from address: String = "127.0.0.1") async throws -> Response {
+        try await request("GET", path, token: token, headers: headers, from: address)
     }
 
     func delete(_ path: String, token: String? = nil) async throws -> Response {

@@ -54,8 +54,8 @@ struct TestUser: Sendable {
 }
 
 extension ChirpConfiguration {
-    /// What `TestService` runs with: the same secret, an ephemeral port, address budgets out of
-    /// the way (every test client comes from 127.0.0.1), and the cheapest password hashing.
+    /// What `TestService` runs with: the same secret, an ephemeral port, address budgets (sign-in
+    /// and search) out of the way (every test client comes from 127.0.0.1), and the cheapest password hashing.
     static func forTests(on database: TestDatabase) -> ChirpConfiguration {
         var http = HTTPServerConfiguration(host: "127.0.0.1", port: 0)
         http.perIPConnectionLimit = 0
@@ -72,6 +72,7 @@ extension ChirpConfiguration {
         configuration.rateLimits.signupPerAddress.limit = 100_000
         configuration.rateLimits.loginPerAddress.limit = 100_000
         configuration.rateLimits.refreshPerAddress.limit = 100_000
+        configuration.search.perAddress.limit = 100_000
         // A whole suite on two cores can hold a search past production's half second.
         configuration.search.statementTimeout = .seconds(30)
         configuration.passwordHashing = .leastForTests
