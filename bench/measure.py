@@ -264,12 +264,16 @@ union all (select 'most_followed_author', %(columns)s from users where post_coun
            order by follower_count desc, username limit 1)
 union all (select 'author_below_threshold', %(columns)s from users where post_count > 0 and follower_count < %(threshold)d
            order by follower_count desc, username limit 1)
+union all (select 'median_author', %(columns)s from users,
+             (select percentile_disc(0.5) within group (order by follower_count) as median from users where post_count > 0) cut
+           where post_count > 0 and follower_count = median order by username limit 1)
 """
 
 def seeded_users(admin, threshold):
     """{role: {username, id, following, followers, posts}} for the median, the 99th-percentile
-    and the heaviest follower, the most followed author, and the most followed author below
-    `threshold` followers (left out when no author is below it)."""
+    and the heaviest follower, the most followed author, the most followed author below
+    `threshold` followers (left out when no author is below it), and an author of the median
+    following among authors."""
     fields = ("username", "id", "following", "followers", "posts")
     columns = "username, id, following_count, follower_count, post_count"
     found = {}
@@ -289,6 +293,64 @@ def run_description(args):
             "fanout_threshold": FANOUT_THRESHOLD, "seeded_users": seeded_users(args.admin, FANOUT_THRESHOLD),
             "connections": args.connections, "duration_s": args.duration, "rounds": args.rounds,
             "deep_page_posts": DEEP_PAGE, "targets": report.TARGETS}
+
+# Words of every frequency for search: the seed's most common word after `new`, the rarest
+# word it used (found by its document count), and a word nobody used.
+COMMON_WORD = "swift"
+UNUSED_WORD = "zyxwvutq"
+RAREST_WORD = "select word from ts_stat('select search_vector from posts') order by ndoc, word limit 1"
+# Concurrent posting by one author queues on the author's counter row whatever the fan-out,
+# so the posting workloads run at fewer connections: their p99s compare the fan-out's cost.
+POSTING_CONNECTIONS = 4
+
+def sign_in(args, username):
+    return http("POST", args.service + "/v1/auth/login", {"username": username, "password": "chirp-demo-password"})["accessToken"]
+
+def tail_workloads(args, users):
+    """The requests whose cost could grow with the graph or the data: the home feed of the
+    median, 99th-percentile and heaviest follower, a post by a median author, by the most
+    followed author and by the most followed below the fan-out threshold, and a search for a
+    common, the rarest and an unused word in both orders. (name, role, method, path, body,
+    connections); `role` names the seeded user who sends it, None for anonymous."""
+    rare = psql(args.admin, RAREST_WORD)
+    feeds = [("feed_" + role.split("_")[0], role, "GET", "/v1/feed", None, args.connections)
+             for role in ("median_follower", "p99_follower", "heaviest_follower") if role in users]
+    posts = [("post_by_" + role, role, "POST", "/v1/posts", {"body": "Benchmarking the write path"}, POSTING_CONNECTIONS)
+             for role in ("median_author", "most_followed_author", "author_below_threshold") if role in users]
+    searches = [("search_%s_%s" % (kind, order), None, "GET", "/v1/search/posts?q=%s&sort=%s" % (word, order), None,
+                 args.connections)
+                for kind, word in (("common", COMMON_WORD), ("rare", rare), ("unused", UNUSED_WORD))
+                for order in ("recent", "top")]
+    return feeds + posts + searches
+
+def against_comments(args, workload, tokens, posts, authors):
+    """A workload in turns with the comments page, each turn paired with the comments turn
+    after it at the same concurrency: its req/s, latency and errors, the comments page's
+    req/s, and the median pair's ratio of the two."""
+    name, role, method, path, body, connections = workload
+    turn = args.duration / args.rounds
+    pairs = [(wrk(args, name, method, path, tokens, posts, authors, connections, turn, body, auth=bool(tokens)),
+              wrk(args, "comments", "GET", "/v1/posts/{post}/comments", [], posts, authors, connections, turn))
+             for _ in range(args.rounds)]
+    ratios = sorted(measured["rps"] / reference["rps"] for measured, reference in pairs)
+    return {"endpoint": endpoint(method, None, path), "user": role, "connections": connections,
+            "rps": sum(m["rps"] for m, _ in pairs) / len(pairs), "p50": sum(m["p50"] for m, _ in pairs) / len(pairs),
+            "p99": max(m["p99"] for m, _ in pairs), "errors": sum(m["errors"] for m, _ in pairs),
+            "comments_rps": sum(r["rps"] for _, r in pairs) / len(pairs),
+            "to_comments": round(statistics.median(ratios), 3), "to_comments_range": [round(ratios[0], 3), round(ratios[-1], 3)]}
+
+def measure_tail(args, users, posts, authors):
+    """Every tail workload against the comments page (see `tail_workloads`)."""
+    tail = {}
+    for workload in tail_workloads(args, users):
+        name, role = workload[0], workload[1]
+        print("== %s" % name, file=sys.stderr)
+        tokens = [sign_in(args, users[role]["username"])] if role else []
+        tail[name] = against_comments(args, workload, tokens, posts, authors)
+        print("   %.0f req/s, p99 %.2f ms, errors %d; comments %.0f req/s; ratio %.2f" % (
+            tail[name]["rps"], tail[name]["p99"], tail[name]["errors"], tail[name]["comments_rps"], tail[name]["to_comments"]),
+            file=sys.stderr)
+    return tail
 
 def endpoint(method, alternate, path):
     """How the report names a workload's requests, e.g. `PUT/DELETE /v1/posts/{post}/like`."""
@@ -375,6 +437,9 @@ def main():
         print("   %.0f req/s, p50 %.2f ms, p99 %.2f ms, errors %d; ceiling %.0f tps; ratio %.2f" % (
             http_result["rps"], http_result["p50"], http_result["p99"], http_result["errors"], ceiling["tps"], results[name]["ratio"]),
             file=sys.stderr)
+
+    if not only or "tail" in only:
+        results["tail"] = measure_tail(args, results["seeded_users"], posts, authors)
 
     if only:
         # A partial run is for working on a few workloads: it leaves the published report alone.

@@ -21,6 +21,10 @@ TARGETS = {
     "depth_p99_ratio": 1.2,          # at most: a deep page's p99 over the first page's
     "profile_to_slower_read": 1.2,   # at most: a profile's p50 over its slower read's alone
     "rss_mib_64": 64,                # at most: the service's memory under 64 connections, MiB
+    # The graph's tail, against the service's own comments page:
+    "tail_to_comments": {"feed_median": 0.5, "feed_heaviest": 0.4, "search": 0.4},  # least ratio
+    "tail_search_p99_ms": 50,        # at most: any search's p99
+    "tail_post_p99_over_median": 2,  # at most: a heavy author's posting p99 over a median author's
 }
 DATABASE_BOUND_SHARE = 0.9   # PostgreSQL's least share of a request's CPU for it to set the ratio
 TIGHTEST_BUDGETS = 3         # how many targeted workloads the budget sentence names
@@ -116,28 +120,17 @@ def running_section():
             "BENCH_DURATION=10 BENCH_ROUNDS=2 bench/run   # seconds per workload and side, in how many turns",
             "python3 bench/report.py                      # render this page again from docs/benchmarks.json",
             "```", "",
-            paragraph("`bench/run` builds release binaries, seeds the data once (`.chirp/bench-postgres`) and keeps "
-                      "every core busy: use an idle machine. Commit this page and its JSON with the change they "
-                      "measure; a rerun with no code change is not a commit. Past runs: "
-                      "[benchmarks/HISTORY.md](benchmarks/HISTORY.md)."),
-            "",
-            paragraph("The sizes `100k`, `1m` and `3m` (posts) are seeded in the same proportions as `chirp seed "
-                      "--benchmark`, each in its own database, for growth (`small` and `full` are older names of "
-                      "`100k` and `1m`). The run records in its JSON the users at the follow graph's extremes, "
-                      "found by their counters: the median, 99th-percentile and heaviest follower, the most "
-                      "followed author, and the most followed author below `BENCH_FANOUT_THRESHOLD` followers "
-                      "(1,000 unless set).")]
+            paragraph("`bench/run` builds release binaries, seeds each size once as `chirp seed --benchmark` does, "
+                      "and keeps every core busy: use an idle machine. A rerun with no code change is not a commit; "
+                      "past runs are in [benchmarks/HISTORY.md](benchmarks/HISTORY.md).")]
 
 def comparison_section(results):
     targets = targets_of(results)
     return ["## What it compares", "",
-            paragraph("Each endpoint is loaded by `wrk` over loopback. Its **ceiling** is `pgbench -M prepared` "
-                      "running the same statements in the same transactions (identity setup and pipelining "
-                      "included), written by `chirp-bench-scripts` from the service's own query builders, with as "
-                      "many clients as wrk has connections, in the same mix for writes (like and unlike, follow and "
-                      "unfollow). The two alternate, each service turn followed by a ceiling turn; the **ratio** is "
-                      "requests/s over the ceiling's transactions/s, %s. Targets: %s at least %.2f of their "
-                      "ceiling, every write at least %.2f; the other reads have none." % (
+            paragraph("`wrk` loads each endpoint; its **ceiling** is `pgbench -M prepared` running the same "
+                      "statements in the same transactions (from `chirp-bench-scripts`), as many clients as wrk has "
+                      "connections, in turns; the **ratio** is requests/s over its transactions/s, %s. Targets: %s "
+                      "at least %.2f of their ceiling, every write at least %.2f; the other reads have none." % (
                           turns_text(results), listing([code(name) for name in targets["targeted_reads"]]),
                           targets["read"], targets["write"]))]
 
@@ -161,33 +154,29 @@ def depth_bullet(results):
     targets, keyset, offset = targets_of(results), results["keyset_deep_ceiling"], results["offset_deep_ceiling"]
     depth = results.get("deep_page_posts")
     deep = "A page %s posts deep" % "{:,}".format(depth) if depth else "A deep page"
-    return bullet("%s (`GET /v1/posts?cursor=…`) against the first page: p99 ratio **%.2f**, at most %g, %s. At the "
-                  "database the keyset page runs at %.0f tps (%.2f ms average), the same page by `OFFSET` at %.0f tps "
-                  "(%.2f ms)." % (deep, results["depth_p99_ratio"], targets["depth_p99_ratio"],
+    return bullet("%s against the first page: p99 ratio **%.2f**, at most %g, %s. At the database: keyset %.0f tps "
+                  "(%.2f ms), `OFFSET` %.0f tps (%.2f ms)." % (deep, results["depth_p99_ratio"], targets["depth_p99_ratio"],
                                   verdict(results["depth_p99_ratio"], targets["depth_p99_ratio"], at_most=True),
                                   keyset["tps"], keyset["latency_ms"], offset["tps"], offset["latency_ms"]))
 
 def profile_bullet(results):
     profile, limit = results["profile_concurrency"], targets_of(results)["profile_to_slower_read"]
-    return bullet("A profile runs its two reads at once on two connections. With one connection of load its p50 is "
-                  "%.2f ms against %.2f ms for its slower read alone (`/v1/users/{username}/posts`): ratio **%.2f**, at "
-                  "most %g, %s. The two reads one after the other take %.2f ms at the database alone." % (
+    return bullet("A profile's two reads run at once: p50 %.2f ms against %.2f ms for its slower read alone, ratio "
+                  "**%.2f**, at most %g, %s (one after the other: %.2f ms at the database)." % (
                       profile["profile_p50_ms"], profile["posts_read_p50_ms"], profile["ratio_to_slower_read"], limit,
                       verdict(profile["ratio_to_slower_read"], limit, at_most=True), profile["both_reads_sequential_ms"]))
 
-def memory_bullet(results):
+def memory_and_counters_bullet(results):
     limit = targets_of(results)["rss_mib_64"]
-    return bullet("Memory (RSS): %.1f MiB idle, %.1f MiB under 64 connections (at most %g, %s), %.1f MiB under "
-                  "512." % (results["idle_rss_mib"], results["rss_mib_64"], limit,
-                            verdict(results["rss_mib_64"], limit, at_most=True), results["rss_mib_512"]))
-
-def counters_bullet(results):
-    return bullet("Posts whose `like_count` differs from their likes: %d after the run, %s before (the data is "
-                  "kept)." % (results["like_count_mismatches"], results.get("like_count_mismatches_before", "not counted")))
+    return bullet("Memory (RSS): %.1f MiB idle, %.1f MiB under 64 connections (at most %g, %s), %.1f MiB under 512. "
+                  "Posts whose `like_count` differs from their likes: %d after the run, %s before." % (
+                      results["idle_rss_mib"], results["rss_mib_64"], limit,
+                      verdict(results["rss_mib_64"], limit, at_most=True), results["rss_mib_512"],
+                      results["like_count_mismatches"], results.get("like_count_mismatches_before", "not counted")))
 
 def results_section(results):
     return (["## Results", ""] + results_table(results) + ["",
-            depth_bullet(results), profile_bullet(results), memory_bullet(results), counters_bullet(results)])
+            depth_bullet(results), profile_bullet(results), memory_and_counters_bullet(results)])
 
 def pool_cell(pool_read, ratio, read_target):
     return "%.3f (%s), %s" % (pool_read[ratio], ratio_range(pool_read[ratio + "_range"]),
@@ -214,18 +203,15 @@ def pool_section(results):
     database = listing(["×%.2f" % pool[name]["database_speedup"] for name in pool_reads(pool)])
     spent = listing([spent_of_budget(name, pool[name]["default"], read_target) for name in pool_reads(pool)])
     return ["## Pool size", "",
-            paragraph("The results above give the service %d database connections, as many as pgbench has clients. "
-                      "Left at its default (`DATABASE_POOL_SIZE`), it keeps %d here. A second service at that default "
-                      "alternates with the first on the two cheapest targeted reads, under the same %d wrk "
-                      "connections, each followed by pgbench at its pool's size; ratios are the median turn's, rates "
-                      "the turns' mean." % (size, default, results["connections"])),
+            paragraph("Above, the service has %d database connections, as many as pgbench has clients. A second "
+                      "service at its default pool (`DATABASE_POOL_SIZE`, %d here) alternates with it on two reads "
+                      "under the same %d wrk connections, each followed by pgbench at its pool's size." % (
+                          size, default, results["connections"])),
             ""] + table(header, rows) + ["",
-            paragraph("The targets are set against pgbench at the load's %d clients; the fifth column holds the "
-                      "service to them as a deployment runs it. At %d on both sides PostgreSQL is at its best (fewer "
-                      "busy backends cost it less per transaction) and the service's own work weighs more; per "
-                      "request, for %.2f there: %s. At its default pool the service ran %s as fast as at %d; pgbench "
-                      "at %d clients %s." % (results["connections"], default, read_target, spent, served, size,
-                                             default, database))]
+            paragraph("The fifth column holds the service as deployed to the targets (set at %d clients). At %d on "
+                      "both sides, per request for %.2f: %s. The default pool ran %s as fast as %d; pgbench at %d "
+                      "clients %s." % (
+                          results["connections"], default, read_target, spent, served, size, default, database))]
 
 def database_bound_bullet(results):
     bound = [(name, database_share(value)) for name, value in workloads(results)
@@ -233,8 +219,8 @@ def database_bound_bullet(results):
     if not bound:
         return []
     shares = listing(["%s %.0f%%" % (code(name), share * 100) for name, share in bound])
-    return [bullet("**PostgreSQL.** Where it spends %.0f%% or more of a request's CPU (%s), a ratio measures the "
-                   "database against itself, and the service can move it little." % (DATABASE_BOUND_SHARE * 100, shares))]
+    return [bullet("**PostgreSQL.** Where it spends %.0f%% or more of the CPU (%s), a ratio measures the database "
+                   "against itself." % (DATABASE_BOUND_SHARE * 100, shares))]
 
 def budget_used(results, name, value):
     """The share of its budget for the target the service spent per request."""
@@ -244,48 +230,89 @@ def budget_bullet(results):
     tightest = sorted(targeted_workloads(results), key=lambda item: budget_used(results, *item), reverse=True)
     spent = listing([spent_of_budget(name, value, workload_target(results, name, value))
                      for name, value in tightest[:TIGHTEST_BUDGETS]])
-    return bullet("**The service's own CPU** weighs most where PostgreSQL's is least. Its budget is what it may "
-                  "spend per request for the target: the ceiling's CPU per transaction over the target, less "
-                  "PostgreSQL's and wrk's per request behind the service. Closest to theirs: %s; a bare `/healthz` "
-                  "(no database, no JSON) cost %.0f µs." % (spent, results["healthz"]["cpu_us"].get("chirp", 0)))
+    return bullet("**The service's CPU** counts most where PostgreSQL's is least. Closest to its budget (the "
+                  "ceiling's CPU over the target, less PostgreSQL's and wrk's): %s; `/healthz`: %.0f µs." % (
+                      spent, results["healthz"]["cpu_us"].get("chirp", 0)))
 
 def drift_bullet(results):
     below = ["%s (%.3f)" % (code(name), value["ratio_range"][0]) for name, value in targeted_workloads(results)
              if value["ratio_range"][0] < workload_target(results, name, value)]
-    found = ("In this run %s had a pair below target." % listing(below) if below
-             else "In this run no targeted workload had a pair below target.")
-    return bullet("**Drift.** The machine's speed drifts within a minute, hence the median pair. %s Runs of the "
-                  "same code differ too: one run proves little." % found)
+    found = ("A pair fell below target for %s." % listing(below) if below
+             else "No targeted workload had a pair below target.")
+    return bullet("**Drift.** Speed drifts within a minute, hence the median pair. %s One run proves little." % found)
 
 def latency_bullet(results):
     spreads = sorted((value["p99"] / value["ceiling_p99"], name) for name, value in workloads(results))
-    return bullet("**Latency.** wrk waits for a core beside the service and the busy backends, pgbench beside the "
-                  "backends only. A p99 is the worst turn's; the HTTP p99 ran from %.1f× (%s) to %.1f× (%s) the "
-                  "ceiling's." % (
+    return bullet("**Latency.** wrk waits beside the service and the backends, pgbench beside the backends only: "
+                  "the HTTP p99 (worst turn) ran from %.1f× (%s) to %.1f× (%s) the ceiling's." % (
                       spreads[0][0], code(spreads[0][1]), spreads[-1][0], code(spreads[-1][1])))
 
 def hot_post_bullet(results):
-    return bullet("**One hot post.** Likes on one post queue on its counter row, so both sides wait for commits to "
-                  "reach the disk: `like_unlike_hot` ran at %.2f of the rate of likes spread over many posts." % (
+    return bullet("**One hot post.** Its likes queue on its counter row: `like_unlike_hot` ran at %.2f of the rate "
+                  "of likes spread over many posts." % (
                       results["like_unlike_hot"]["rps"] / results["like_unlike"]["rps"]))
 
 def limits_section(results):
     cores = results.get("cores")
-    shared = ("the machine's %d cores" % cores) if cores else "the machine's cores"
+    shared = ("%d cores" % cores) if cores else "the machine's cores"
     return ["## What limits each figure", "",
-            bullet("**Shared cores.** wrk, the service and PostgreSQL share %s: a rate is about the cores over the "
-                   "CPU all three spend per request, and a ratio about the ceiling side's CPU total over the "
-                   "service side's. Rates hold for this machine only." % shared)] + \
+            bullet("**Shared cores.** wrk, the service and PostgreSQL share %s: rates hold here only." % shared)] + \
         database_bound_bullet(results) + [
-            budget_bullet(results),
-            bullet("**Binary results.** The service reads results in PostgreSQL's binary format; pgbench can only ask "
-                   "for text, so the ceiling's backends also pay to print every value."),
-            drift_bullet(results), latency_bullet(results), hot_post_bullet(results)]
+            budget_bullet(results), drift_bullet(results), latency_bullet(results), hot_post_bullet(results)]
+
+def tail_targets(results, name, tail):
+    """What a tail workload is held to, as (words, met) pairs; none for the others."""
+    targets = {**TARGETS, **targets_of(results)}
+    value, held = tail[name], []
+    least = targets["tail_to_comments"].get("search" if name.startswith("search_") else name)
+    if least is not None:
+        held.append(("ratio ≥ %g" % least, meets(value["to_comments"], least)))
+    if name.startswith("search_"):
+        held.append(("p99 ≤ %g ms" % targets["tail_search_p99_ms"], meets(value["p99"], targets["tail_search_p99_ms"], True)))
+    median = tail.get("post_by_median_author")
+    if name.startswith("post_by_") and name != "post_by_median_author" and median:
+        factor = targets["tail_post_p99_over_median"]
+        # At fewer connections than the rest: one author's posts queue on the author's counter row.
+        held.append(("p99 ≤ %g× a median author's, at %d connections" % (factor, value["connections"]),
+                     meets(value["p99"], factor * median["p99"], True)))
+    return held
+
+def tail_user(results, value):
+    user = results.get("seeded_users", {}).get(value["user"]) if value["user"] else None
+    return "%s (follows %d, followed by %d)" % (user["username"], user["following"], user["followers"]) if user else "anonymous"
+
+def tail_row(results, names, tail):
+    """One row for workloads that differ only in their order (a search's `recent` and `top`),
+    their figures side by side."""
+    def each(figure):
+        return " / ".join(figure(tail[name]) for name in names)
+    held = [tail_targets(results, name, tail) for name in names]
+    label = names[0] if len(names) == 1 else names[0].rsplit("_", 1)[0] + "_" + "/".join(n.rsplit("_", 1)[1] for n in names)
+    return [code(label), tail_user(results, tail[names[0]]), each(lambda v: "%.0f" % v["rps"]),
+            each(lambda v: "**%.3f** (%s)" % (v["to_comments"], ratio_range(v["to_comments_range"]))),
+            each(lambda v: "%.2f" % v["p99"]), "; ".join(words for words, _ in held[0]) or "none",
+            " / ".join(", ".join("yes" if met else "**no**" for _, met in row) for row in held if row)]
+
+def tail_rows(tail):
+    """The tail's workloads, a search's two orders together."""
+    groups = {}
+    for name in sorted(tail):
+        key = name.rsplit("_", 1)[0] if name.startswith("search_") else name
+        groups.setdefault(key, []).append(name)
+    return list(groups.values())
+
+def tail_section(results):
+    tail = results.get("tail")
+    if not tail:
+        return []
+    header = ["workload", "sent by", "req/s", "ratio to comments (pairs)", "p99 ms", "target", "met"]
+    return [["## The graph's tail, in turns with the comments page", ""]
+            + table(header, [tail_row(results, names, tail) for names in tail_rows(tail)])]
 
 def render(results):
     """The report's Markdown, from a run's results as measure.py records them."""
     sections = [["# Benchmarks", "", run_line(results)], running_section(), comparison_section(results),
-                results_section(results), pool_section(results), limits_section(results)]
+                results_section(results)] + tail_section(results) + [pool_section(results), limits_section(results)]
     return "\n\n".join("\n".join(section) for section in sections) + "\n"
 
 def write_report(results, path=REPORT_MD):
