@@ -11,9 +11,6 @@ VIEWERS = 64          # demo1..demo64 sign in; authors are demo65..demo128
 POSTS = 1000          # the 1,000 posts workloads pick from (the seed's most liked and commented)
 DEEP_PAGE = 10000     # how many posts deep the deep page starts
 DATA_TABLES = ("users", "posts", "likes", "follows", "comments")   # the data set's size, as the report gives it
-# Followers at which an author's posts would stop being pushed to every follower: the run
-# records the most followed author below it, whose post is the costliest push.
-FANOUT_THRESHOLD = int(os.environ.get("BENCH_FANOUT_THRESHOLD", "1000"))
 ROOT = report.ROOT    # paths below are the repository's
 
 def http(method, url, body=None, token=None):
@@ -282,15 +279,27 @@ def seeded_users(admin, threshold):
         found[role] = dict(zip(fields, [username, user_id] + [int(count) for count in counts]))
     return found
 
+def fanout_threshold(admin):
+    """The follower count at which an author's posts stop being pushed to home timelines
+    (migration 0012): the run records the most followed author below it, the costliest push."""
+    return int(psql(admin, "select app.home_timeline_threshold()").strip())
+
+def home_timeline_size(admin):
+    """Rows and bytes (table and index) of home_timeline, the fan-out's cost in storage."""
+    rows, size = psql(admin, "select count(*), pg_total_relation_size('home_timeline') from home_timeline").strip().split("|")
+    return {"rows": int(rows), "bytes": int(size)}
+
 def run_description(args):
     """What a run's figures depend on besides the code: when and where it ran, which commit,
     on how much data (and who stands at its extremes), for how long, and the targets its
     results are held to."""
     commit, uncommitted_changes = checked_out_commit()
+    threshold = fanout_threshold(args.admin)
     return {"date": datetime.date.today().isoformat(), "commit": commit, "uncommitted_changes": uncommitted_changes,
             "machine": "%s, %d cores, %s" % (platform.machine(), os.cpu_count(), platform.release()),
             "cores": os.cpu_count(), "size": args.size, "data_rows": data_set_rows(args.admin),
-            "fanout_threshold": FANOUT_THRESHOLD, "seeded_users": seeded_users(args.admin, FANOUT_THRESHOLD),
+            "fanout_threshold": threshold, "home_timeline": home_timeline_size(args.admin),
+            "seeded_users": seeded_users(args.admin, threshold),
             "connections": args.connections, "duration_s": args.duration, "rounds": args.rounds,
             "deep_page_posts": DEEP_PAGE, "targets": report.TARGETS}
 

@@ -41,7 +41,7 @@ enum CeilingScripts {
         let author = TimelineSource.author(username: username)
         let explore = ExploreQueries.firstPage(limit: limit)
         var scripts: [CeilingScript] = [
-            render("feed", seed: seed, [(signedIn, true, [firstPage(.home(viewer: viewer))])]),
+            render("feed", seed: seed, [(signedIn, true, [TimelineQueries.homeSettings, firstPage(.home(viewer: viewer))])]),
             render("feed_deep", seed: seed, [(anonymous, true, [
                 TimelineQueries.page(of: .global, below: deepPosition, above: .bottom, limit: limit).query,
             ])]),

@@ -69,7 +69,37 @@ import Testing
         // Every secondary index is back.
         #expect(try await database.scalar("""
             select count(*) from pg_indexes where tablename in ('posts', 'likes', 'comments', 'follows')
-            """, as: Int.self) == 14)
+            """, as: Int.self) == 15)
+    }
+
+    @Test func homeTimelinesAreSeededAsTheTriggersWouldHaveWrittenThem() async throws {
+        let database = try await TestDatabase.migrated()
+        try await database.execute("""
+            create or replace function app.home_timeline_threshold() returns integer
+              language sql stable set search_path = pg_catalog, pg_temp as $$ select 10 $$
+            """)
+        #expect(try await seed(database, sizes))
+        // Authors at or above the threshold pulled, and every follow of theirs read at read time.
+        #expect(try await database.scalar("""
+            select array(select id from users where follower_count >= 10 order by id)
+                 = array(select author_id from home_timeline_pulled order by author_id)
+               and exists (select from home_timeline_pulled)
+            """, as: Bool.self))
+        #expect(try await database.scalar("""
+            select bool_and((timeline_from = 'infinity') = exists (select from home_timeline_pulled p where p.author_id = f.followee_id))
+            from follows f
+            """, as: Bool.self))
+        // Every other author's posts within retention, once per follower, and nothing else.
+        #expect(try await database.scalar("""
+            with expected as (
+                select f.follower_id, p.created_at, p.id, p.author_id
+                from posts p join follows f on f.followee_id = p.author_id
+                where p.created_at >= app.expired_before('home_timeline')
+                  and not exists (select from home_timeline_pulled u where u.author_id = p.author_id)
+            ), actual as (select user_id, created_at, post_id, author_id from home_timeline)
+            select not exists (select * from expected except select * from actual)
+               and not exists (select * from actual except select * from expected)
+            """, as: Bool.self))
     }
 
     @Test func theFollowGraphHasHeavyTailsBothWays() async throws {

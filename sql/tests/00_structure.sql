@@ -10,7 +10,8 @@ select is(
           and relname <> 'schema_migrations'
         order by 1),
   array['comments', 'credentials', 'explore_ranks', 'explore_snapshots', 'follows',
-        'idempotency_keys', 'likes', 'posts', 'rate_limit_hits', 'refresh_tokens', 'users'],
+        'home_timeline', 'home_timeline_pulled', 'idempotency_keys', 'likes', 'posts',
+        'rate_limit_hits', 'refresh_tokens', 'users'],
   'public holds exactly the Chirp tables');
 
 select is_empty($$
@@ -113,6 +114,7 @@ $$, array[
   'chirp_user delete comments',
   'chirp_user select explore_ranks', 'chirp_user select explore_snapshots',
   'chirp_user select follows', 'chirp_user insert follows (followee_id, follower_id)', 'chirp_user delete follows',
+  'chirp_user select home_timeline',
   'chirp_user select idempotency_keys', 'chirp_user insert idempotency_keys (idempotency_key, owner_key, request_hash)',
   'chirp_user update idempotency_keys (created_at, request_hash, response_body, status_code)',
   'chirp_user select likes', 'chirp_user insert likes (post_id, user_id)', 'chirp_user delete likes',
@@ -131,8 +133,9 @@ $$, array[
   'chirp_user app.planned_rows(text,text[])', 'chirp_user app.user_id()'
 ], 'the login and request roles may call exactly the functions the service calls');
 
--- The counter triggers update as chirp_owner, whose update policies admit any
--- row: its column privileges are what keep it to the counters.
+-- The counter and timeline triggers update as chirp_owner, whose update
+-- policies admit any row: its column privileges are what keep it to the
+-- counters and to when each follow's home timeline begins.
 select set_eq($$
   select c.relname || '.' || a.attname
   from pg_policies p
@@ -140,9 +143,9 @@ select set_eq($$
   join pg_attribute a on a.attrelid = c.oid and a.attnum > 0 and not a.attisdropped
   where p.schemaname = 'public' and p.cmd in ('UPDATE', 'ALL') and 'chirp_owner' = any (p.roles)
     and has_column_privilege('chirp_owner', c.oid, a.attnum, 'update')
-$$, array['comments.reply_count', 'posts.comment_count', 'posts.like_count',
+$$, array['comments.reply_count', 'follows.timeline_from', 'posts.comment_count', 'posts.like_count',
           'users.follower_count', 'users.following_count', 'users.post_count'],
-  'where a policy lets chirp_owner update rows, it may change only counters');
+  'where a policy lets chirp_owner update rows, it may change only counters and timeline_from');
 
 select is_empty($$
   select r.rolname || ' on ' || t.relname

@@ -1,8 +1,14 @@
 import Postgres
 
 /// The SQL of the timelines. Every page is a range scan on a `(created_at desc, id desc)`
-/// index, whatever its depth.
+/// index, whatever its depth; the home feed's is a scan of `home_timeline_pkey`, with the few
+/// authors that table does not hold merged in (see `home(below:above:limit:)`).
 package enum TimelineQueries {
+    /// The statement before a home feed page: its plan must not depend on the values (how
+    /// many authors a viewer follows, how deep the page is), and planning it again for each
+    /// request would cost more than running it.
+    package static let homeSettings: PostgresQuery = "select set_config('plan_cache_mode', 'force_generic_plan', true)"
+
     /// Posts of `source` strictly between two positions, newest first, `limit` of them.
     package static func page(of source: TimelineSource, below upper: KeysetPosition, above floor: KeysetPosition, limit: Int) -> PostgresRead<[Post]> {
         query(source, below: upper, above: floor, limit: limit).rows(Post.init(row:))
@@ -28,25 +34,106 @@ package enum TimelineQueries {
                 limit \(limit)
                 """
         case .home:
-            // One short range scan per followed author, merged: a page costs at most
-            // `limit` rows per author however deep it is.
-            return """
-                select \(unescaped: Post.columns)
-                from (select f.followee_id as author_id from follows f where f.follower_id = (select app.user_id())
-                      union all select (select app.user_id())) as followed
-                cross join lateral (
-                    select * from posts p
-                    where p.author_id = followed.author_id
-                      and (p.created_at, p.id) < (\(upper.timestamp), \(upper.id))
-                      and (p.created_at, p.id) > (\(floor.timestamp), \(floor.id))
-                    order by p.created_at desc, p.id desc
-                    limit \(limit)
-                ) as p
-                join users a on a.id = p.author_id
-                order by p.created_at desc, p.id desc
-                limit \(limit)
-                """
+            return home(below: upper, above: floor, limit: limit)
         }
     }
-}
 
+    /// The home feed: the viewer's own posts and those of the people they follow, merged from
+    /// the parts below, each post from exactly one (`docs/HOME_FEED.md`):
+    ///
+    /// - `pushed`: the viewer's own posts, and their `home_timeline` rows from the retention
+    ///   horizon on, one range scan each, without the rows of an author in `later` older than
+    ///   that follow's `timeline_from` (a pulled author's are all skipped: an array test per
+    ///   row, where a join with `later` would cost a step per row and author).
+    /// - `later`: the follows whose `timeline_from` is past the horizon (pulled authors, a cut
+    ///   backfill, an author pushed again): a range scan of `follows_follower_timeline_from_idx`.
+    ///   Their posts older than `timeline_from` come from each author's own index, and only
+    ///   above `edge`, the last of a full page of `pushed`: nothing below it can make the page.
+    /// - `older`: past the horizon, every other followed author's older posts, read the way
+    ///   every page was read before home timelines (a merge over every followed author). Its
+    ///   gate is a one-time filter, so it runs only when fewer than a page of the newer posts
+    ///   lie at or above the horizon.
+    ///
+    /// Each part yields positions only (`created_at`, `id`, from the indexes), and the page's
+    /// `limit` posts are joined last.
+    private static func home(below upper: KeysetPosition, above floor: KeysetPosition, limit: Int) -> PostgresQuery {
+        """
+        with later as materialized (
+            select f.followee_id as author_id, f.timeline_from
+            from follows f
+            where f.follower_id = (select app.user_id())
+              and f.timeline_from > '-infinity' and f.timeline_from > (select app.expired_before('home_timeline'))
+        ), pulled as materialized (
+            select coalesce(array_agg(l.author_id), '{}') as authors from later l where l.timeline_from = 'infinity'
+        ), cut as materialized (
+            select l.author_id, l.timeline_from from later l where l.timeline_from < 'infinity'
+        ), pushed as materialized (
+            select k.created_at, k.id from (
+                (select q.created_at, q.id from posts q
+                 where q.author_id = (select app.user_id())
+                   and (q.created_at, q.id) < (\(upper.timestamp), \(upper.id))
+                   and (q.created_at, q.id) > (\(floor.timestamp), \(floor.id))
+                 order by q.created_at desc, q.id desc
+                 limit \(limit))
+                union all
+                (select h.created_at, h.post_id from home_timeline h
+                 where h.user_id = (select app.user_id())
+                   and (h.created_at, h.post_id) < (\(upper.timestamp), \(upper.id))
+                   and (h.created_at, h.post_id) > (\(floor.timestamp), \(floor.id))
+                   and h.created_at >= (select app.expired_before('home_timeline'))
+                   and h.author_id <> all ((select authors from pulled)::uuid[])
+                   and not exists (select from cut c where c.author_id = h.author_id and h.created_at < c.timeline_from)
+                 order by h.created_at desc, h.post_id desc
+                 limit \(limit))
+            ) as k
+            order by k.created_at desc, k.id desc
+            limit \(limit)
+        ), edge as materialized (
+            select coalesce(b.created_at, \(floor.timestamp)) as created_at, coalesce(b.id, \(floor.id)) as id
+            from (select) as one
+            left join (select created_at, id from pushed order by created_at desc, id desc offset \(limit - 1) limit 1) as b on true
+        ), recent as materialized (
+            select k.created_at, k.id from (
+                select created_at, id from pushed
+                union all
+                select x.created_at, x.id
+                from later l
+                cross join lateral (
+                    select q.created_at, q.id from posts q
+                    where q.author_id = l.author_id and q.created_at < l.timeline_from
+                      and (q.created_at, q.id) < (\(upper.timestamp), \(upper.id))
+                      and (q.created_at, q.id) > ((select created_at from edge), (select id from edge))
+                    order by q.created_at desc, q.id desc
+                    limit \(limit)
+                ) as x
+            ) as k
+            order by k.created_at desc, k.id desc
+            limit \(limit)
+        ), older as (
+            select x.created_at, x.id
+            from follows f
+            cross join lateral (
+                select q.created_at, q.id from posts q
+                where q.author_id = f.followee_id and q.created_at < (select app.expired_before('home_timeline'))
+                  and (q.created_at, q.id) < (\(upper.timestamp), \(upper.id))
+                  and (q.created_at, q.id) > (\(floor.timestamp), \(floor.id))
+                order by q.created_at desc, q.id desc
+                limit \(limit)
+            ) as x
+            where f.follower_id = (select app.user_id())
+              and f.timeline_from <= (select app.expired_before('home_timeline'))
+              and (select count(*) from recent r where r.created_at >= (select app.expired_before('home_timeline'))) < \(limit)
+        )
+        select \(unescaped: Post.columns)
+        from (select created_at, id from recent
+              union all
+              select created_at, id from older
+              order by created_at desc, id desc
+              limit \(limit)) as t
+        join posts p on p.id = t.id
+        join users a on a.id = p.author_id
+        order by t.created_at desc, t.id desc
+        limit \(limit)
+        """
+    }
+}

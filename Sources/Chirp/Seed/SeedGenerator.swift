@@ -10,8 +10,9 @@ import Postgres
 /// The shape: users with profiles; posts over six months, a quarter of them in bursts that
 /// share a timestamp to the minute; authors, follows, likes and comments drawn from power
 /// laws, so a few accounts are huge and a few posts go viral; comments with one level of
-/// replies. The follow graph has heavy tails both ways (`FollowGraph`): demo1, demo2 and
-/// demo3 are each followed by about a third of all users, and a few users follow thousands.
+/// replies; home timelines as the service would have written them. The follow graph has
+/// heavy tails both ways (`FollowGraph`): demo1, demo2 and demo3 are each followed by about a
+/// third of all users, and a few users follow thousands.
 /// Text draws from a vocabulary of `SeedSizes.words` words by a Zipf law, so some words are
 /// everywhere and many are rare. Every seeded user signs in with `SeedGenerator.password`.
 ///
@@ -213,6 +214,26 @@ public struct SeedGenerator: Sendable {
                 left join (select followee_id, count(*) as n from follows group by followee_id) fr on fr.followee_id = v.id
                 left join (select follower_id, count(*) as n from follows group by follower_id) fg on fg.follower_id = v.id
                 where u.id = v.id
+                """),
+            // Home timelines as the triggers of 0012 would have left them had every post been
+            // written after the follows: authors at or above the threshold pulled from the
+            // start, every other author's posts within retention pushed to each follower. In
+            // key order, so the primary key grows at its right edge.
+            ("pulled authors", """
+                insert into home_timeline_pulled (author_id, since)
+                select id, '-infinity' from users where follower_count >= app.home_timeline_threshold()
+                """),
+            ("follows of pulled authors", """
+                update follows f set timeline_from = 'infinity'
+                from home_timeline_pulled p where p.author_id = f.followee_id
+                """),
+            ("home timelines", """
+                insert into home_timeline (user_id, created_at, post_id, author_id)
+                select f.follower_id, p.created_at, p.id, p.author_id
+                from posts p join follows f on f.followee_id = p.author_id
+                where p.created_at >= app.expired_before('home_timeline')
+                  and not exists (select from home_timeline_pulled u where u.author_id = p.author_id)
+                order by 1, 2, 3
                 """),
         ]
     }

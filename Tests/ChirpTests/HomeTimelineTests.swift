@@ -1,0 +1,128 @@
+import Foundation
+import Postgres
+import TestSupport
+import Testing
+
+/// The home feed read from home timelines (`sql/migrations/0012_home_timeline.sql`): whatever
+/// mix of pushed rows, cut backfills, pulled authors, threshold crossings and posts past the
+/// retention horizon lies behind it, every walk of the feed returns exactly the viewer's own
+/// and followed posts, newest first, once each. The threshold is 3 followers and a backfill
+/// 2 posts here, so that a handful of users crosses every line.
+@Suite struct HomeTimelineTests {
+    let app: TestService
+    init() async throws {
+        app = try await .started(over: .router)
+        try await app.database.execute("""
+            create or replace function app.home_timeline_threshold() returns integer
+              language sql stable set search_path = pg_catalog, pg_temp as $$ select 3 $$
+            """)
+        try await app.database.execute("""
+            create or replace function app.home_timeline_backfill() returns integer
+              language sql stable set search_path = pg_catalog, pg_temp as $$ select 2 $$
+            """)
+    }
+
+    /// The viewer's own and followed posts, newest first, as the definition of the feed says.
+    private func expectedFeed(of viewer: TestUser) async throws -> [String] {
+        let result = try await app.database.execute("""
+            select p.id from posts p
+            where p.author_id = \(viewer.id)::uuid
+               or p.author_id in (select followee_id from follows where follower_id = \(viewer.id)::uuid)
+            order by p.created_at desc, p.id desc
+            """)
+        return try result.rows.map { try $0.decode(UUID.self, at: 0).uuidString.lowercased() }
+    }
+
+    private func expectExactFeed(of viewer: TestUser, _ moment: String) async throws {
+        let expected = try await expectedFeed(of: viewer)
+        for limit in [1, 2, 5, 50] {
+            let walked = try await app.walk("/v1/feed", limit: limit, token: viewer.accessToken).items.ids
+            #expect(walked == expected, "\(moment), pages of \(limit)")
+        }
+    }
+
+    /// Posts written as superuser, `ago` before now, one second apart: past the API, so that
+    /// they can be older than the retention horizon or share a timestamp.
+    private func backdatedPosts(_ count: Int, by author: TestUser, ago: String, sameTime: Bool = false) async throws {
+        try await app.database.execute("""
+            insert into posts (author_id, body, created_at)
+            select \(author.id)::uuid, 'backdated ' || i,
+                   now() - \(ago)::interval - case when \(sameTime) then interval '0' else i * interval '1 second' end
+            from generate_series(1, \(count)) i
+            """)
+    }
+
+    @Test func everyWalkOfTheFeedIsExactAcrossEveryWayATimelineIsBuilt() async throws {
+        let (viewer, pushed, cut, pulled, flipping) = try await app.signUp("viewer", "pushed", "cut", "pulled", "flipping")
+        let (fan1, fan2) = try await app.signUp("fan", "fan")
+
+        // Before the viewer follows anyone: posts past the 30-day horizon, and four recent
+        // posts of `cut`, of which the follow copies two.
+        for author in [viewer, pushed, cut, pulled, flipping] {
+            try await backdatedPosts(3, by: author, ago: "40 days")
+        }
+        try await backdatedPosts(4, by: cut, ago: "2 hours")
+        for author in [pushed, cut, pulled, flipping] {
+            try await app.follow(author, by: viewer)
+        }
+        #expect(try await app.count("""
+            select count(*) from follows where follower_id = \(viewer.id)::uuid and followee_id = \(cut.id)::uuid
+              and timeline_from > '-infinity' and timeline_from < 'infinity'
+            """) == 1)
+        try await expectExactFeed(of: viewer, "after the follows")
+
+        // `pulled` reaches three followers and posts: from then on it is merged at read time.
+        try await app.follow(pulled, by: fan1)
+        try await app.follow(pulled, by: fan2)
+        try await app.createPost("pulled 1", by: pulled)
+        try await app.createPost("pulled 2", by: pulled)
+        #expect(try await app.count("select count(*) from home_timeline_pulled where author_id = \(pulled.id)::uuid") == 1)
+        #expect(try await app.count("select count(*) from home_timeline where author_id = \(pulled.id)::uuid") == 0)
+
+        // `flipping` is pushed, pulled, then pushed again.
+        try await app.follow(flipping, by: fan1)
+        try await app.createPost("flipping pushed", by: flipping)
+        try await app.follow(flipping, by: fan2)
+        try await app.createPost("flipping pulled", by: flipping)
+        try await app.client.delete("/v1/users/\(flipping.username)/follow", token: fan2.accessToken).requiring(200, "unfollow")
+        try await app.createPost("flipping crosses back", by: flipping)
+        try await app.createPost("flipping pushed again", by: flipping)
+        #expect(try await app.count("select count(*) from home_timeline_pulled where author_id = \(flipping.id)::uuid") == 0)
+
+        // Pushed posts, one deleted, and ties across the pushed and the pulled.
+        let doomed = try await app.createPost("pushed, then deleted", by: pushed)
+        try await app.createPost("pushed 1", by: pushed)
+        try await app.client.delete("/v1/posts/\(doomed)", token: pushed.accessToken).requiring(204, "delete")
+        try await backdatedPosts(3, by: pushed, ago: "1 hour", sameTime: true)
+        try await backdatedPosts(3, by: pulled, ago: "1 hour", sameTime: true)
+        try await app.createPost("mine", by: viewer)
+
+        #expect(try await app.count("select count(*) from home_timeline where user_id = \(viewer.id)::uuid") > 0)
+        #expect(try await app.count("select count(*) from home_timeline where post_id = \(doomed)::uuid") == 0)
+        try await expectExactFeed(of: viewer, "after crossings, deletions and ties")
+
+        // Unfollowing takes an author's posts out at once, rows and read-time merge alike.
+        for author in [pushed, pulled] {
+            try await app.client.delete("/v1/users/\(author.username)/follow", token: viewer.accessToken).requiring(200, "unfollow")
+        }
+        #expect(try await app.count("""
+            select count(*) from home_timeline where user_id = \(viewer.id)::uuid and author_id = \(pushed.id)::uuid
+            """) == 0)
+        try await expectExactFeed(of: viewer, "after unfollowing")
+    }
+
+    @Test func refreshingWithSinceSeesPostsOfEveryKind() async throws {
+        let (viewer, pushed, pulled, fan1, fan2) = try await app.signUp("viewer", "pushed", "pulled", "fan", "fan")
+        for author in [pushed, pulled] { try await app.follow(author, by: viewer) }
+        try await app.follow(pulled, by: fan1)
+        try await app.follow(pulled, by: fan2)
+        try await app.createPost("before", by: pushed)
+        let first = try await app.client.get("/v1/feed", token: viewer.accessToken).requiring(200, "the feed")
+        let head = try #require(first.json["headCursor"].string)
+
+        try await app.createPost("pulled, newer", by: pulled)
+        try await app.createPost("pushed, newer", by: pushed)
+        let newer = try await app.client.get("/v1/feed?since=\(head)", token: viewer.accessToken).requiring(200, "refresh")
+        #expect(newer.json["items"].array.map { $0["body"].string } == ["pushed, newer", "pulled, newer"])
+    }
+}

@@ -1,0 +1,129 @@
+-- home_timeline (0012): what the triggers write on post, follow, unfollow and
+-- delete, the threshold crossings both ways, retention, and who may read it.
+-- The threshold is 3 followers and a backfill 2 posts here. Fixtures: alice
+-- ...0a, bob ...0b (the author), carol ...0c and dave ...0d (his followers),
+-- erin ...0e.
+begin;
+\ir support/helpers.sql
+select plan(20);
+
+create or replace function app.home_timeline_threshold() returns integer
+  language sql stable set search_path = pg_catalog, pg_temp as $$ select 3 $$;
+create or replace function app.home_timeline_backfill() returns integer
+  language sql stable set search_path = pg_catalog, pg_temp as $$ select 2 $$;
+
+select pg_temp.add_people('alice', 'bob', 'carol', 'dave', 'erin');
+-- Four posts of bob's from before anyone followed him, one past retention.
+insert into posts (id, author_id, body, created_at) values
+  ('00000000-0000-4000-b000-0000000000b1', '00000000-0000-4000-a000-00000000000b', 'one', now() - interval '40 days'),
+  ('00000000-0000-4000-b000-0000000000b2', '00000000-0000-4000-a000-00000000000b', 'two', now() - interval '3 hours'),
+  ('00000000-0000-4000-b000-0000000000b3', '00000000-0000-4000-a000-00000000000b', 'three', now() - interval '2 hours'),
+  ('00000000-0000-4000-b000-0000000000b4', '00000000-0000-4000-a000-00000000000b', 'four', now() - interval '1 hour');
+
+create function pg_temp.rows_of(who uuid) returns text[]
+  language sql as $$
+  select coalesce(array_agg(p.body order by h.created_at, h.post_id), '{}')
+  from home_timeline h join posts p on p.id = h.post_id where h.user_id = who
+$$;
+
+-- A post of bob's, by its body.
+create function pg_temp.post(body text) returns uuid
+  language sql as $$ select id from posts where posts.body = post.body $$;
+
+select pg_temp.act_as('chirp_user', '00000000-0000-4000-a000-00000000000c');
+insert into follows (follower_id, followee_id) values
+  ('00000000-0000-4000-a000-00000000000c', '00000000-0000-4000-a000-00000000000b');
+select pg_temp.act_as('chirp_user', '00000000-0000-4000-a000-00000000000d');
+insert into follows (follower_id, followee_id) values
+  ('00000000-0000-4000-a000-00000000000d', '00000000-0000-4000-a000-00000000000b');
+reset role;
+select is(pg_temp.rows_of('00000000-0000-4000-a000-00000000000c'), '{three,four}',
+  'a follow copies the author''s most recent posts, as many as the backfill allows');
+select is((select timeline_from from follows where follower_id = '00000000-0000-4000-a000-00000000000c'),
+  now() - interval '2 hours', 'and records where the copy begins');
+
+select pg_temp.act_as('chirp_user', '00000000-0000-4000-a000-00000000000b');
+insert into posts (author_id, body) values ('00000000-0000-4000-a000-00000000000b', 'five');
+reset role;
+select is(pg_temp.rows_of('00000000-0000-4000-a000-00000000000c'), '{three,four,five}',
+  'a post is pushed to its author''s followers in its own transaction');
+select is(pg_temp.rows_of('00000000-0000-4000-a000-00000000000d'), '{three,four,five}',
+  'to every follower');
+
+-- Who may read and write timelines.
+select pg_temp.act_as('chirp_user', '00000000-0000-4000-a000-00000000000c');
+select is((select array_agg(distinct user_id) from home_timeline), array['00000000-0000-4000-a000-00000000000c'::uuid],
+  'a user reads only their own home timeline');
+select throws_ok($$
+  insert into home_timeline (user_id, created_at, post_id, author_id)
+  values ('00000000-0000-4000-a000-00000000000c', now(), '00000000-0000-4000-b000-0000000000b1', '00000000-0000-4000-a000-00000000000b')
+$$, '42501', null, 'a user cannot write to a home timeline');
+select throws_ok($$ delete from home_timeline $$, '42501', null, 'nor delete from one');
+select throws_ok($$ update follows set timeline_from = 'infinity' $$, '42501', null,
+  'nor move where a follow''s timeline begins');
+select pg_temp.act_as('chirp_anon');
+select throws_ok($$ select count(*) from home_timeline $$, '42501', null, 'anonymous requests read no timeline');
+select pg_temp.act_as('chirp_auth');
+select throws_ok($$ select count(*) from home_timeline_pulled $$, '42501', null, 'nor which authors are pulled');
+
+-- Deleting a post and unfollowing remove their rows.
+select pg_temp.act_as('chirp_user', '00000000-0000-4000-a000-00000000000b');
+delete from posts where id = '00000000-0000-4000-b000-0000000000b4';
+select pg_temp.act_as('chirp_user', '00000000-0000-4000-a000-00000000000d');
+delete from follows where follower_id = '00000000-0000-4000-a000-00000000000d';
+reset role;
+select is(pg_temp.rows_of('00000000-0000-4000-a000-00000000000c'), '{three,five}', 'a deleted post leaves every timeline');
+select is(pg_temp.rows_of('00000000-0000-4000-a000-00000000000d'), '{}', 'an unfollow empties the author''s rows');
+
+-- Crossing upward: bob reaches three followers and posts.
+select pg_temp.act_as('chirp_user', '00000000-0000-4000-a000-00000000000d');
+insert into follows (follower_id, followee_id) values
+  ('00000000-0000-4000-a000-00000000000d', '00000000-0000-4000-a000-00000000000b');
+select pg_temp.act_as('chirp_user', '00000000-0000-4000-a000-00000000000e');
+insert into follows (follower_id, followee_id) values
+  ('00000000-0000-4000-a000-00000000000e', '00000000-0000-4000-a000-00000000000b');
+select pg_temp.act_as('chirp_user', '00000000-0000-4000-a000-00000000000b');
+insert into posts (author_id, body) values ('00000000-0000-4000-a000-00000000000b', 'six');
+reset role;
+select is((select count(*)::integer from home_timeline where post_id = pg_temp.post('six')), 0,
+  'a post by an author at the threshold writes no row per follower');
+select ok(exists (select from home_timeline_pulled where author_id = '00000000-0000-4000-a000-00000000000b'),
+  'the author is pulled from then on');
+select is(array(select distinct timeline_from from follows where followee_id = '00000000-0000-4000-a000-00000000000b'),
+  array['infinity'::timestamptz], 'and every follow of theirs is read at read time');
+select pg_temp.act_as('chirp_user', '00000000-0000-4000-a000-00000000000a');
+insert into follows (follower_id, followee_id) values
+  ('00000000-0000-4000-a000-00000000000a', '00000000-0000-4000-a000-00000000000b');
+reset role;
+select ok(pg_temp.rows_of('00000000-0000-4000-a000-00000000000a') = '{}'
+          and (select timeline_from from follows where follower_id = '00000000-0000-4000-a000-00000000000a') = 'infinity',
+  'following a pulled author copies nothing');
+
+-- Crossing downward: alice and erin leave, bob posts twice.
+select pg_temp.act_as('chirp_user', '00000000-0000-4000-a000-00000000000a');
+delete from follows where follower_id = '00000000-0000-4000-a000-00000000000a';
+select pg_temp.act_as('chirp_user', '00000000-0000-4000-a000-00000000000e');
+delete from follows where follower_id = '00000000-0000-4000-a000-00000000000e';
+select pg_temp.act_as('chirp_user', '00000000-0000-4000-a000-00000000000b');
+insert into posts (author_id, body) values ('00000000-0000-4000-a000-00000000000b', 'seven');
+insert into posts (author_id, body) values ('00000000-0000-4000-a000-00000000000b', 'eight');
+reset role;
+select ok(not exists (select from home_timeline_pulled where author_id = '00000000-0000-4000-a000-00000000000b')
+          and (select count(*) from home_timeline where post_id = pg_temp.post('seven')) = 0
+          and (select count(*) from home_timeline where post_id = pg_temp.post('eight')) = 2,
+  'below the threshold again, the author is pushed after the post that crossed');
+select ok((select bool_and(timeline_from > now() and timeline_from < 'infinity') from follows
+           where followee_id = '00000000-0000-4000-a000-00000000000b'),
+  'and every follow is read at read time up to the moment of the crossing');
+
+-- Retention.
+insert into home_timeline (user_id, created_at, post_id, author_id) values
+  ('00000000-0000-4000-a000-00000000000c', now() - interval '31 days', '00000000-0000-4000-b000-0000000000b1', '00000000-0000-4000-a000-00000000000b');
+select pg_temp.act_as('chirp_auth');
+select cmp_ok(app.purge_expired(), '>=', 1, 'the purge removes rows older than retention');
+reset role;
+select is((select count(*)::integer from home_timeline where created_at < app.expired_before('home_timeline')), 0,
+  'none is left');
+
+select * from finish();
+rollback;
