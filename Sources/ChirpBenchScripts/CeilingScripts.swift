@@ -41,7 +41,7 @@ enum CeilingScripts {
         let author = TimelineSource.author(username: username)
         let explore = ExploreQueries.firstPage(limit: limit)
         var scripts: [CeilingScript] = [
-            render("feed", seed: seed, [(signedIn, true, [TimelineQueries.homeSettings, firstPage(.home(viewer: viewer))])]),
+            render("feed", seed: seed, [(signedIn.adding(TimelineQueries.homeSettings), true, [firstPage(.home(viewer: viewer))])]),
             render("feed_deep", seed: seed, [(anonymous, true, [
                 TimelineQueries.page(of: .global, below: deepPosition, above: .bottom, limit: limit).query,
             ])]),
@@ -66,8 +66,7 @@ enum CeilingScripts {
                 (anonymous, true, [firstPage(author)]),
                 (anonymous, true, [ProfileQueries.profile(username: username).query]),
             ]),
-            render("search", seed: seed, [(anonymous, true, [
-                SearchQueries.settings(statementTimeout: search.statementTimeout),
+            render("search", seed: seed, [(anonymous.adding(SearchQueries.settings(statementTimeout: search.statementTimeout)), true, [
                 SearchQueries.posts(
                     matching: try SearchTerm(searchRequest), order: .recent, page: try OffsetPage(searchRequest),
                     commonFrom: search.commonFrom).query,

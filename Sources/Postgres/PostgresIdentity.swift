@@ -20,6 +20,12 @@ public struct PostgresIdentity: Sendable, Hashable {
         self.settings = settings
     }
 
+    /// This identity with `extra` settings too: settings a transaction needs (a timeout, a
+    /// plan cache mode) travel in the identity's statement rather than a statement of their own.
+    public func adding(_ extra: [Setting]) -> PostgresIdentity {
+        PostgresIdentity(role: role, settings: settings + extra)
+    }
+
     /// One statement that applies the identity; every value is a bound parameter.
     var statement: PostgresQuery {
         var sql = PostgresQuery.StringInterpolation(

@@ -297,8 +297,8 @@ extension TestService {
             matching: try SearchTerm(request), order: try PostSearchOrder(sort), page: try OffsetPage(request),
             commonFrom: service.configuration.search.commonFrom).query
         let literals = query.bindings.map { $0.map { "'" + $0.replacingOccurrences(of: "'", with: "''") + "'" } ?? "null" }
-        let plan = try await database.adminPool.withTransaction(as: .anonymous, readOnly: true) { transaction in
-            try await transaction.execute(SearchQueries.settings(statementTimeout: .seconds(60)))
+        let identity = PostgresIdentity.anonymous.adding(SearchQueries.settings(statementTimeout: .seconds(60)))
+        let plan = try await database.adminPool.withTransaction(as: identity, readOnly: true) { transaction in
             try await transaction.execute(PostgresQuery(sql: "prepare search_plan as " + query.sql))
             let plan = try await transaction.execute(PostgresQuery(
                 sql: "explain (analyze, timing off, format json) execute search_plan(\(literals.joined(separator: ", ")))"

@@ -19,8 +19,9 @@ struct FeedRoutes: Sendable {
         let viewer = try services.authenticator.requireViewer(of: request)
         let source = TimelineSource.home(viewer: viewer)
         let page = try TimelineRequest(request, source: source, cursors: services.cursors)
-        let (_, posts) = try await database {
-            try await services.pool.execute(as: .user(viewer), readOnly: true, TimelineQueries.homeSettings, page.statement(for: source))
+        let posts = try await database {
+            try await services.pool.execute(
+                as: .user(viewer).adding(TimelineQueries.homeSettings), readOnly: true, page.statement(for: source))
         }
         return respond(to: request, with: posts, of: source, page: page)
     }

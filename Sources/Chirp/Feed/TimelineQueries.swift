@@ -4,10 +4,10 @@ import Postgres
 /// index, whatever its depth; the home feed's is a scan of `home_timeline_pkey`, with the few
 /// authors that table does not hold merged in (see `home(below:above:limit:)`).
 package enum TimelineQueries {
-    /// The statement before a home feed page: its plan must not depend on the values (how
-    /// many authors a viewer follows, how deep the page is), and planning it again for each
-    /// request would cost more than running it.
-    package static let homeSettings: PostgresQuery = "select set_config('plan_cache_mode', 'force_generic_plan', true)"
+    /// Settings of a home feed transaction, applied with its identity: generic plans, because
+    /// the page's plan must not depend on the values (how many authors a viewer follows, how
+    /// deep the page is), and planning it again for each request would cost more than running it.
+    package static let homeSettings: [PostgresIdentity.Setting] = [.init("plan_cache_mode", "force_generic_plan")]
 
     /// Posts of `source` strictly between two positions, newest first, `limit` of them.
     package static func page(of source: TimelineSource, below upper: KeysetPosition, above floor: KeysetPosition, limit: Int) -> PostgresRead<[Post]> {
@@ -55,14 +55,17 @@ package enum TimelineQueries {
     ///   lie at or above the horizon.
     ///
     /// Each part yields positions only (`created_at`, `id`, from the indexes), and the page's
-    /// `limit` posts are joined last.
+    /// `limit` posts are joined last. `params` calls the viewer's id and the horizon once: each
+    /// call of those functions plans their SQL again, and a page would otherwise make ten.
     private static func home(below upper: KeysetPosition, above floor: KeysetPosition, limit: Int) -> PostgresQuery {
         """
-        with later as materialized (
+        with params as materialized (
+            select app.user_id() as viewer, app.expired_before('home_timeline') as horizon
+        ), later as materialized (
             select f.followee_id as author_id, f.timeline_from
             from follows f
-            where f.follower_id = (select app.user_id())
-              and f.timeline_from > '-infinity' and f.timeline_from > (select app.expired_before('home_timeline'))
+            where f.follower_id = (select viewer from params)
+              and f.timeline_from > '-infinity' and f.timeline_from > (select horizon from params)
         ), pulled as materialized (
             select coalesce(array_agg(l.author_id), '{}') as authors from later l where l.timeline_from = 'infinity'
         ), cut as materialized (
@@ -70,17 +73,17 @@ package enum TimelineQueries {
         ), pushed as materialized (
             select k.created_at, k.id from (
                 (select q.created_at, q.id from posts q
-                 where q.author_id = (select app.user_id())
+                 where q.author_id = (select viewer from params)
                    and (q.created_at, q.id) < (\(upper.timestamp), \(upper.id))
                    and (q.created_at, q.id) > (\(floor.timestamp), \(floor.id))
                  order by q.created_at desc, q.id desc
                  limit \(limit))
                 union all
                 (select h.created_at, h.post_id from home_timeline h
-                 where h.user_id = (select app.user_id())
+                 where h.user_id = (select viewer from params)
                    and (h.created_at, h.post_id) < (\(upper.timestamp), \(upper.id))
                    and (h.created_at, h.post_id) > (\(floor.timestamp), \(floor.id))
-                   and h.created_at >= (select app.expired_before('home_timeline'))
+                   and h.created_at >= (select horizon from params)
                    and h.author_id <> all ((select authors from pulled)::uuid[])
                    and not exists (select from cut c where c.author_id = h.author_id and h.created_at < c.timeline_from)
                  order by h.created_at desc, h.post_id desc
@@ -114,15 +117,15 @@ package enum TimelineQueries {
             from follows f
             cross join lateral (
                 select q.created_at, q.id from posts q
-                where q.author_id = f.followee_id and q.created_at < (select app.expired_before('home_timeline'))
+                where q.author_id = f.followee_id and q.created_at < (select horizon from params)
                   and (q.created_at, q.id) < (\(upper.timestamp), \(upper.id))
                   and (q.created_at, q.id) > (\(floor.timestamp), \(floor.id))
                 order by q.created_at desc, q.id desc
                 limit \(limit)
             ) as x
-            where f.follower_id = (select app.user_id())
-              and f.timeline_from <= (select app.expired_before('home_timeline'))
-              and (select count(*) from recent r where r.created_at >= (select app.expired_before('home_timeline'))) < \(limit)
+            where f.follower_id = (select viewer from params)
+              and f.timeline_from <= (select horizon from params)
+              and (select count(*) from recent r where r.created_at >= (select horizon from params)) < \(limit)
         )
         select \(unescaped: Post.columns)
         from (select created_at, id from recent

@@ -41,20 +41,17 @@ package enum SearchQueries {
     /// Totals up to this are counted exactly.
     static let exactTotals = 1_000
 
-    /// The statement that starts every search transaction. `statement_timeout` applies to each
-    /// statement that follows it (a pathological search is cancelled and answers 503 rather
-    /// than holding its connection); generic plans, because the shapes decide at run time and
-    /// planning each search again would cost more than running it; no sequential scans,
-    /// because no search shape wants one and a generic plan must not pick one for a value it
-    /// cannot see. All three end with the transaction.
-    package static func settings(statementTimeout: Duration) -> PostgresQuery {
+    /// The settings every search transaction starts with, applied with its identity.
+    /// `statement_timeout` applies to each statement that follows (a pathological search is
+    /// cancelled and answers 503 rather than holding its connection); generic plans, because
+    /// the shapes decide at run time and planning each search again would cost more than
+    /// running it; no sequential scans, because no search shape wants one and a generic plan
+    /// must not pick one for a value it cannot see. All three end with the transaction.
+    package static func settings(statementTimeout: Duration) -> [PostgresIdentity.Setting] {
         // In whole milliseconds, the setting's unit; a part of one rounds up, so it never reads 0 (off).
         let milliseconds = max(1, Int((statementTimeout / .milliseconds(1)).rounded(.up)))
-        return """
-            select set_config('statement_timeout', \(String(milliseconds)), true),
-                   set_config('plan_cache_mode', 'force_generic_plan', true),
-                   set_config('enable_seqscan', 'off', true)
-            """
+        return [.init("statement_timeout", String(milliseconds)), .init("plan_cache_mode", "force_generic_plan"),
+                .init("enable_seqscan", "off")]
     }
 
     // MARK: Posts

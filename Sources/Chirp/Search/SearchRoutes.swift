@@ -22,10 +22,10 @@ struct SearchRoutes: Sendable {
             let term = try SearchTerm(request)
             let order = try PostSearchOrder(request.query["sort"])
             let page = try OffsetPage(request)
-            let (_, (posts, total)) = try await database {
+            let (posts, total) = try await database {
                 try await services.pool.execute(
-                    as: services.identity(for: viewer), readOnly: true,
-                    SearchQueries.settings(statementTimeout: limits.statementTimeout),
+                    as: services.identity(for: viewer).adding(SearchQueries.settings(statementTimeout: limits.statementTimeout)),
+                    readOnly: true,
                     SearchQueries.posts(matching: term, order: order, page: page, commonFrom: limits.commonFrom))
             }
             return .json(200, SearchResults(items: posts, page: page, total: total))
@@ -37,10 +37,10 @@ struct SearchRoutes: Sendable {
             let viewer = try services.authenticator.viewer(of: request)
             let term = try SearchTerm(request)
             let page = try OffsetPage(request)
-            let (_, profiles, total) = try await database {
+            let (profiles, total) = try await database {
                 try await services.pool.execute(
-                    as: services.identity(for: viewer), readOnly: true,
-                    SearchQueries.settings(statementTimeout: limits.statementTimeout),
+                    as: services.identity(for: viewer).adding(SearchQueries.settings(statementTimeout: limits.statementTimeout)),
+                    readOnly: true,
                     SearchQueries.users(matching: term, page: page), SearchQueries.userTotal(matching: term))
             }
             return .json(200, SearchResults(items: profiles, page: page, total: total))
