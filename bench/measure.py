@@ -348,11 +348,13 @@ def against_comments(args, workload, tokens, posts, authors):
             "comments_rps": sum(r["rps"] for _, r in pairs) / len(pairs),
             "to_comments": round(statistics.median(ratios), 3), "to_comments_range": [round(ratios[0], 3), round(ratios[-1], 3)]}
 
-def measure_tail(args, users, posts, authors):
-    """Every tail workload against the comments page (see `tail_workloads`)."""
+def measure_tail(args, users, posts, authors, reads_only=False):
+    """Every tail workload against the comments page (see `tail_workloads`), or only its reads."""
     tail = {}
     for workload in tail_workloads(args, users):
-        name, role = workload[0], workload[1]
+        name, role, method = workload[0], workload[1], workload[2]
+        if reads_only and method != "GET":
+            continue
         print("== %s" % name, file=sys.stderr)
         tokens = [sign_in(args, users[role]["username"])] if role else []
         tail[name] = against_comments(args, workload, tokens, posts, authors)
@@ -417,8 +419,9 @@ def main():
         ("follow_unfollow", "write", "PUT", "/v1/users/{author}/follow", None, True, "DELETE", ["follow", "unfollow"], POSTS),
     ]
     only = [name for name in os.environ.get("BENCH_ONLY", "").split(",") if name]
+    growth = os.environ.get("BENCH_GROWTH") == "1"
     for name, kind, method, path, body, auth, alternate, scripts, post_count in workloads:
-        if only and name not in only:
+        if (only and name not in only) or (growth and kind != "read"):
             continue
         print("== %s" % name, file=sys.stderr)
         chosen = posts[:post_count]
@@ -448,8 +451,13 @@ def main():
             file=sys.stderr)
 
     if not only or "tail" in only:
-        results["tail"] = measure_tail(args, results["seeded_users"], posts, authors)
+        results["tail"] = measure_tail(args, results["seeded_users"], posts, authors, reads_only=growth)
 
+    if growth:
+        # The reads at this size, for the report's growth table beside the other sizes'.
+        with open(report.growth_json(args.size), "w") as handle:
+            json.dump(results, handle, indent=2, sort_keys=True)
+        return
     if only:
         # A partial run is for working on a few workloads: it leaves the published report alone.
         with open(os.path.join(ROOT, "bench/results/partial.json"), "w") as handle:

@@ -25,7 +25,9 @@ TARGETS = {
     "tail_to_comments": {"feed_median": 0.5, "feed_heaviest": 0.4, "search": 0.4},  # least ratio
     "tail_search_p99_ms": 50,        # at most: any search's p99
     "tail_post_p99_over_median": 2,  # at most: a heavy author's posting p99 over a median author's
+    "growth_largest_over_smallest": 0.8,  # least: every read's req/s at 3M posts over at 100k
 }
+GROWTH_SIZES = ["100k", "1m", "3m"]   # BENCH_SIZE values, smallest first
 DATABASE_BOUND_SHARE = 0.9   # PostgreSQL's least share of a request's CPU for it to set the ratio
 TIGHTEST_BUDGETS = 3         # how many targeted workloads the budget sentence names
 
@@ -301,6 +303,51 @@ def tail_rows(tail):
         groups.setdefault(key, []).append(name)
     return list(groups.values())
 
+def growth_json(size):
+    """Where a growth run (BENCH_GROWTH=1) at `size` keeps its reads."""
+    return os.path.join(ROOT, "docs/benchmarks/growth-%s.json" % size)
+
+def growth_runs():
+    """{size: results} of the growth runs on record, smallest size first."""
+    runs = {}
+    for size in GROWTH_SIZES:
+        if os.path.exists(growth_json(size)):
+            with open(growth_json(size)) as handle:
+                runs[size] = json.load(handle)
+    return runs
+
+def growth_reads(run):
+    """{name: req/s} of a growth run's reads: the endpoints, then the tail's."""
+    reads = {name: value["rps"] for name, value in run.items() if isinstance(value, dict) and value.get("kind") == "read"}
+    reads.update({name: value["rps"] for name, value in run.get("tail", {}).items()})
+    return reads
+
+def growth_section(results):
+    runs = growth_runs()
+    if len(runs) < 2:
+        return []
+    sizes = list(runs)
+    reads = {size: growth_reads(run) for size, run in runs.items()}
+    least = {**TARGETS, **targets_of(results)}["growth_largest_over_smallest"]
+    smallest, largest = sizes[0], sizes[-1]
+    rows = []
+    for name in sorted(set().union(*reads.values())):
+        cells = ["%.0f" % reads[size][name] if name in reads[size] else "–" for size in sizes]
+        if name in reads[smallest] and name in reads[largest]:
+            ratio = reads[largest][name] / reads[smallest][name]
+            cells += ["**%.2f**" % ratio, "yes" if ratio >= least else "**no**"]
+        else:
+            cells += ["–", "–"]
+        rows.append([code(name)] + cells)
+    described = listing(["%s (%s posts, run of %s at commit %s, %g s per workload and side)" % (
+        size, format(dict(run["data_rows"])["posts"], ","), run["date"], run["commit"][:12], run["duration_s"])
+        for size, run in runs.items()])
+    header = ["read"] + ["req/s at %s" % size for size in sizes] + ["%s over %s" % (largest, smallest), "met (≥ %g)" % least]
+    return [["## Growth: the reads at every size", "",
+             paragraph("Each read at %s, seeded the same way, in separate runs (`BENCH_GROWTH=1 BENCH_SIZE=… bench/run`): "
+                       "req/s, and the largest size's over the smallest's." % described), ""]
+            + table(header, rows)]
+
 def tail_section(results):
     tail = results.get("tail")
     if not tail:
@@ -312,7 +359,7 @@ def tail_section(results):
 def render(results):
     """The report's Markdown, from a run's results as measure.py records them."""
     sections = [["# Benchmarks", "", run_line(results)], running_section(), comparison_section(results),
-                results_section(results)] + tail_section(results) + [pool_section(results), limits_section(results)]
+                results_section(results)] + tail_section(results) + growth_section(results) + [pool_section(results), limits_section(results)]
     return "\n\n".join("\n".join(section) for section in sections) + "\n"
 
 def write_report(results, path=REPORT_MD):
