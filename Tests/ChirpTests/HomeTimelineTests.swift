@@ -1,3 +1,4 @@
+@testable import Chirp
 import Foundation
 import Postgres
 import TestSupport
@@ -124,5 +125,49 @@ import Testing
         try await app.createPost("pushed, newer", by: pushed)
         let newer = try await app.client.get("/v1/feed?since=\(head)", token: viewer.accessToken).requiring(200, "refresh")
         #expect(newer.json["items"].array.map { $0["body"].string } == ["pushed, newer", "pulled, newer"])
+    }
+
+    @Test func aFirstPageReadsAboutAPageOfRowsWhateverTheNumberOfFollows() async throws {
+        let (viewer, pulled, fan1, fan2) = try await app.signUp("viewer", "pulled", "fan", "fan")
+        // 300 pushed authors of 20 recent posts each, all followed by the viewer: 6,000 rows
+        // in the viewer's timeline. And one pulled author.
+        try await app.database.execute("insert into users (username) select 'author_' || i from generate_series(1, 300) i")
+        try await app.database.execute("""
+            insert into follows (follower_id, followee_id)
+            select \(viewer.id)::uuid, id from users where username like 'author\\_%'
+            """)
+        try await app.database.execute("""
+            insert into posts (author_id, body, created_at)
+            select u.id, 'post ' || i, now() - (i * 300 + length(u.username)) * interval '1 second'
+            from users u, generate_series(1, 20) i where u.username like 'author\\_%'
+            """)
+        for follower in [viewer, fan1, fan2] { try await app.follow(pulled, by: follower) }
+        try await app.createPost("pulled", by: pulled)
+        #expect(try await app.count("select count(*) from home_timeline where user_id = \(viewer.id)::uuid") == 6_000)
+
+        let limit = PageSize.defaultSize + 1
+        let viewerID = try #require(PostgresUUID(canonical: viewer.id))
+        let query = TimelineQueries.page(of: .home(viewer: viewerID), below: .top, above: .bottom, limit: limit).query
+        let literals = query.bindings.map { $0.map { "'" + $0.replacingOccurrences(of: "'", with: "''") + "'" } ?? "null" }
+        let identity = PostgresIdentity.user(viewerID).adding(TimelineQueries.homeSettings)
+        let plan = try await app.database.adminPool.withTransaction(as: identity, readOnly: true) { transaction in
+            try await transaction.execute(PostgresQuery(sql: "prepare home_page as " + query.sql))
+            let plan = try await transaction.execute(PostgresQuery(
+                sql: "explain (analyze, timing off, format json) execute home_page(\(literals.joined(separator: ", ")))"
+            ).value(PostgresJSON.self))
+            try await transaction.execute(PostgresQuery(sql: "deallocate home_page"))
+            return plan
+        }
+        guard let document = try JSONSerialization.jsonObject(with: Data(plan.text.utf8)) as? [[String: Any]],
+              let root = document.first?["Plan"] as? [String: Any]
+        else { throw TestClient.Failure(description: "no plan in \(plan.text)") }
+        var reads = PlanReads()
+        reads.add(root)
+        // A page of timeline rows, a page of the one pulled author's posts (and of the viewer's
+        // own), the page's posts and authors by key; no merge over the 300 followed authors.
+        #expect((reads.rows["home_timeline_pkey"] ?? 0) <= limit, "\(reads)")
+        #expect((reads.rows["posts_author_created_at_id_idx"] ?? 0) <= 2 * limit, "\(reads)")
+        #expect(reads.rows.values.reduce(0, +) <= 8 * limit, "\(reads)")
+        #expect(reads.sequentialScans == 0, "\(reads)")
     }
 }
