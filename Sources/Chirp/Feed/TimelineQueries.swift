@@ -55,8 +55,8 @@ package enum TimelineQueries {
     ///   lie at or above the horizon.
     ///
     /// Each part yields positions only (`created_at`, `id`, from the indexes), and the page's
-    /// `limit` posts are joined last. `params` calls the viewer's id and the horizon once: each
-    /// call of those functions plans their SQL again, and a page would otherwise make ten.
+    /// `limit` posts are joined last. `params` calls the viewer's id and the horizon once, not at
+    /// each of the ten places that use them (every call switches the function's search path).
     private static func home(below upper: KeysetPosition, above floor: KeysetPosition, limit: Int) -> PostgresQuery {
         """
         with params as materialized (
