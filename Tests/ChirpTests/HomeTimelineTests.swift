@@ -148,21 +148,7 @@ import Testing
         let limit = PageSize.defaultSize + 1
         let viewerID = try #require(PostgresUUID(canonical: viewer.id))
         let query = TimelineQueries.page(of: .home(viewer: viewerID), below: .top, above: .bottom, limit: limit).query
-        let literals = query.bindings.map { $0.map { "'" + $0.replacingOccurrences(of: "'", with: "''") + "'" } ?? "null" }
-        let identity = PostgresIdentity.user(viewerID).adding(TimelineQueries.homeSettings)
-        let plan = try await app.database.adminPool.withTransaction(as: identity, readOnly: true) { transaction in
-            try await transaction.execute(PostgresQuery(sql: "prepare home_page as " + query.sql))
-            let plan = try await transaction.execute(PostgresQuery(
-                sql: "explain (analyze, timing off, format json) execute home_page(\(literals.joined(separator: ", ")))"
-            ).value(PostgresJSON.self))
-            try await transaction.execute(PostgresQuery(sql: "deallocate home_page"))
-            return plan
-        }
-        guard let document = try JSONSerialization.jsonObject(with: Data(plan.text.utf8)) as? [[String: Any]],
-              let root = document.first?["Plan"] as? [String: Any]
-        else { throw TestClient.Failure(description: "no plan in \(plan.text)") }
-        var reads = PlanReads()
-        reads.add(root)
+        let reads = try await app.planReads(of: query, as: PostgresIdentity.user(viewerID).adding(TimelineQueries.homeSettings))
         // A page of timeline rows, a page of the one pulled author's posts (and of the viewer's
         // own), the page's posts and authors by key; no merge over the 300 followed authors.
         #expect((reads.rows["home_timeline_pkey"] ?? 0) <= limit, "\(reads)")

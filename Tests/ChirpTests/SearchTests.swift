@@ -288,46 +288,14 @@ extension TestService {
         return alice
     }
 
-    /// What the post search statement for `word` reads, run for real as an anonymous search
-    /// runs it (under `SearchQueries.settings`, as a prepared statement): the rows the scans of
-    /// each index returned, for every index scanned at all, and how many sequential scans ran.
+    /// What the post search statement for `word` reads, run as an anonymous search runs it,
+    /// under `SearchQueries.settings` (see `planReads(of:as:)`).
     func reads(of word: String, sort: String = "recent", page: Int = 1) async throws -> PlanReads {
         let request = HTTPRequest(method: .GET, path: "/v1/search/posts", query: ["q": word, "sort": sort, "page": String(page)])
         let query = SearchQueries.posts(
             matching: try SearchTerm(request), order: try PostSearchOrder(sort), page: try OffsetPage(request),
             commonFrom: service.configuration.search.commonFrom).query
-        let literals = query.bindings.map { $0.map { "'" + $0.replacingOccurrences(of: "'", with: "''") + "'" } ?? "null" }
-        let identity = PostgresIdentity.anonymous.adding(SearchQueries.settings(statementTimeout: .seconds(60)))
-        let plan = try await database.adminPool.withTransaction(as: identity, readOnly: true) { transaction in
-            try await transaction.execute(PostgresQuery(sql: "prepare search_plan as " + query.sql))
-            let plan = try await transaction.execute(PostgresQuery(
-                sql: "explain (analyze, timing off, format json) execute search_plan(\(literals.joined(separator: ", ")))"
-            ).value(PostgresJSON.self))
-            try await transaction.execute(PostgresQuery(sql: "deallocate search_plan"))
-            return plan
-        }
-        guard let document = try JSONSerialization.jsonObject(with: Data(plan.text.utf8)) as? [[String: Any]],
-              let root = document.first?["Plan"] as? [String: Any]
-        else { throw TestClient.Failure(description: "no plan in \(plan.text)") }
-        var reads = PlanReads()
-        reads.add(root)
-        return reads
+        return try await planReads(
+            of: query, as: PostgresIdentity.anonymous.adding(SearchQueries.settings(statementTimeout: .seconds(60))))
     }
-}
-
-/// See `TestService.reads(of:sort:page:)`.
-struct PlanReads: CustomStringConvertible {
-    var rows: [String: Int] = [:]
-    var sequentialScans = 0
-
-    mutating func add(_ node: [String: Any]) {
-        let loops = node["Actual Loops"] as? Int ?? 0
-        if let index = node["Index Name"] as? String, loops > 0 {
-            rows[index, default: 0] += (node["Actual Rows"] as? Int ?? 0) * loops
-        }
-        if node["Node Type"] as? String == "Seq Scan", loops > 0 { sequentialScans += 1 }
-        for child in node["Plans"] as? [[String: Any]] ?? [] { add(child) }
-    }
-
-    var description: String { "rows by index \(rows), sequential scans \(sequentialScans)" }
 }
