@@ -342,10 +342,14 @@ def growth_section(results):
     described = listing(["%s (%s posts, run of %s at commit %s, %g s per workload and side)" % (
         size, format(dict(run["data_rows"])["posts"], ","), run["date"], run["commit"][:12], run["duration_s"])
         for size, run in runs.items()])
+    ceilings = listing(["%.0f tps at %s" % (run["comments"]["ceiling_tps"], size)
+                        for size, run in runs.items() if "comments" in run])
     header = ["read"] + ["req/s at %s" % size for size in sizes] + ["%s over %s" % (largest, smallest), "met (≥ %g)" % least]
     return [["## Growth: the reads at every size", "",
              paragraph("Each read at %s, seeded the same way, in separate runs (`BENCH_GROWTH=1 BENCH_SIZE=… bench/run`): "
-                       "req/s, and the largest size's over the smallest's." % described), ""]
+                       "req/s, and the largest size's over the smallest's. Separate runs also differ in how fast the "
+                       "machine ran; the database alone, running a post's comments page (pgbench, the same statements), "
+                       "did %s." % (described, ceilings)), ""]
             + table(header, rows)]
 
 def tail_section(results):
