@@ -120,9 +120,12 @@ def running_section():
             "BENCH_SIZE=100k bench/run                    # on a tenth of the data: quicker (also 1m, the default, and 3m)",
             "BENCH_ONLY=comments,profile bench/run        # only those workloads, into bench/results/partial.json",
             "BENCH_DURATION=10 BENCH_ROUNDS=2 bench/run   # seconds per workload and side, in how many turns",
+            "BENCH_GROWTH=1 BENCH_SIZE=3m bench/run       # the reads only, for the growth table below",
+            "bench/home-feed-alternatives                 # the home feed's designs against each other (docs/HOME_FEED.md)",
             "python3 bench/report.py                      # render this page again from docs/benchmarks.json",
             "```", "",
             paragraph("`bench/run` builds release binaries, seeds each size once as `chirp seed --benchmark` does, "
+                      "gives PostgreSQL a quarter of the machine's memory for shared buffers (`BENCH_PG_SHARED_BUFFERS`), "
                       "and keeps every core busy: use an idle machine. A rerun with no code change is not a commit; "
                       "past runs are in [benchmarks/HISTORY.md](benchmarks/HISTORY.md).")]
 
