@@ -24,8 +24,7 @@ struct SearchRoutes: Sendable {
             let page = try OffsetPage(request)
             let (posts, total) = try await database {
                 try await services.pool.execute(
-                    as: services.identity(for: viewer).adding(SearchQueries.settings(statementTimeout: limits.statementTimeout)),
-                    readOnly: true,
+                    as: identity(for: viewer), readOnly: true,
                     SearchQueries.posts(matching: term, order: order, page: page, commonFrom: limits.commonFrom))
             }
             return .json(200, SearchResults(items: posts, page: page, total: total))
@@ -39,12 +38,16 @@ struct SearchRoutes: Sendable {
             let page = try OffsetPage(request)
             let (profiles, total) = try await database {
                 try await services.pool.execute(
-                    as: services.identity(for: viewer).adding(SearchQueries.settings(statementTimeout: limits.statementTimeout)),
-                    readOnly: true,
+                    as: identity(for: viewer), readOnly: true,
                     SearchQueries.users(matching: term, page: page), SearchQueries.userTotal(matching: term))
             }
             return .json(200, SearchResults(items: profiles, page: page, total: total))
         }
+    }
+
+    /// The viewer's identity, with the settings every search runs under.
+    private func identity(for viewer: PostgresUUID?) -> PostgresIdentity {
+        services.identity(for: viewer).adding(SearchQueries.settings(statementTimeout: limits.statementTimeout))
     }
 
     /// Counts the search against its address's budget (a 429 once spent) and reports the
