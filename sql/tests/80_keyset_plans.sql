@@ -4,7 +4,7 @@
 -- returned row, and explore's pages read a snapshot's ranks in order.
 begin;
 \ir support/helpers.sql
-select plan(29);
+select plan(32);
 
 -- The plan of one statement, one line per row.
 create function pg_temp.plan_of(sql text, options text default 'costs off') returns setof text
@@ -155,8 +155,8 @@ select ok(pg_temp.scans_only($$ execute thread(gen_random_uuid(), '-infinity', g
   'comments_top_level_idx'), 'top-level comments: one range scan of comments_top_level_idx');
 select ok(pg_temp.scans_only($$ execute replies(gen_random_uuid(), '-infinity', gen_random_uuid()) $$,
   'comments_replies_idx'), 'replies: one range scan of comments_replies_idx');
-select ok(pg_temp.scans_only($$ execute search_posts('postgres cats') $$, 'posts_search_vector_idx'),
-  'post search uses posts_search_vector_idx');
+select ok(pg_temp.scans_only($$ execute search_posts('postgres cats') $$, 'posts_search_idx'),
+  'post search uses posts_search_idx');
 -- 1,000 users are still few enough to read whole; only show the index serves.
 set local enable_seqscan = off;
 select ok(pg_temp.scans_only($$ execute search_usernames('user12') $$, 'users_username_trgm_idx'),
@@ -180,15 +180,36 @@ prepare walk(text, bigint) as
   where w.search_vector @@ websearch_to_tsquery('simple', $1)
   limit 20;
 select ok(pg_temp.plan_has($$ execute every_match('nobodyusedthis') $$,
-  'Bitmap Index Scan on posts_search_vector_idx\M', 'Seq Scan|Index Scan using|Index Only Scan using'),
-  'every match of a word nobody used is read through posts_search_vector_idx, not the table');
+  'Bitmap Index Scan on posts_search_idx\M', 'Seq Scan|Index Scan using|Index Only Scan using'),
+  'every match of a word nobody used is read through posts_search_idx, not the table');
 select ok(pg_temp.plan_has($$ execute every_match('about') $$,
-  'Bitmap Index Scan on posts_search_vector_idx\M', 'Seq Scan|Index Scan using|Index Only Scan using'),
+  'Bitmap Index Scan on posts_search_idx\M', 'Seq Scan|Index Scan using|Index Only Scan using'),
   'and so is every match of a word every post has');
 select ok(pg_temp.limited_scan($$ execute walk('nobodyusedthis', 300) $$, 'posts_created_at_id_idx'),
   'the walk is a range scan of posts_created_at_id_idx directly under its LIMIT');
 select is(pg_temp.rows_read($$ execute walk('nobodyusedthis', 300) $$, 'posts_created_at_id_idx'), 300::bigint,
   'and for a word nobody used it reads as many posts as the LIMIT, not the timeline');
+-- The probes of app.posts_matching_newest, spelled as it spells them: the
+-- word's matches in one hour, or whether one day has any, are found in the
+-- GIN index by the word and the hour (or day) together.
+prepare hour_probe(text, integer) as
+  select p.id from posts p
+  where p.search_vector @@ websearch_to_tsquery('simple', $1) and app.hour_number(p.created_at) = $2
+  order by p.created_at desc, p.id desc;
+prepare day_probe(text, integer) as
+  select exists (select from posts p
+                 where p.search_vector @@ websearch_to_tsquery('simple', $1) and app.day_number(p.created_at) = $2);
+select ok(pg_temp.plan_has($$ execute hour_probe('about', 494000) $$,
+  'Index Cond: .*search_vector @@ .* AND .*hour_number', 'Seq Scan|Index Scan using|Index Only Scan using'),
+  'an hour''s matches are one probe of posts_search_idx by word and hour');
+select ok(pg_temp.plan_has($$ execute day_probe('about', 20583) $$,
+  'Index Cond: .*search_vector @@ .* AND .*day_number', 'Seq Scan|Index Scan using|Index Only Scan using'),
+  'whether a day has a match is one probe of posts_search_idx by word and day');
+select is(
+  (select array_agg(id) from app.posts_matching_newest(websearch_to_tsquery('simple', 'about'), 30)),
+  (select array_agg(id) from (select id from posts where search_vector @@ websearch_to_tsquery('simple', 'about')
+                              order by created_at desc, id desc limit (select count(*) from app.posts_matching_newest(websearch_to_tsquery('simple', 'about'), 30))) s),
+  'app.posts_matching_newest returns the newest matches in order, whole hours of them');
 reset enable_seqscan;
 
 -- The viewer's flags, spelled as Post.columns and Profile.columns spell them,

@@ -18,11 +18,13 @@ import Postgres
 /// - `few`: fewer than `commonFrom` (`SearchLimits`) matches expected: read the matches through the GIN index,
 ///   at most `commonFrom` of them. Fewer came back: they are all there is; sort them.
 /// - `walked`: otherwise (or when that many came back after all): walk the index in the
-///   page's order, keep the matches, stop at the page's last one, and read at most as many
-///   posts as there are expected matches (never fewer than `commonFrom`). The page's matches
-///   found: the page.
-/// - neither: sort every match. Reached only when the statistics were wrong, or the matches
-///   sit far from the walk's start (a word popular long ago), and then bounded by the matches.
+///   page's order, keep the matches, stop at the page's last one, and read a bounded number of
+///   posts (`walkLimitIn`). The page's matches found: the page.
+/// - neither: the matches sit far from the walk's start (a burst of posts without the word, a
+///   word popular long ago), or the statistics were wrong. By likes, sort every match (bounded
+///   by the matches). By time, find the newest matches hour by hour through the GIN index,
+///   which also holds each post's hour and day (`app.posts_matching_newest`, migration 0014):
+///   an hour or a day without a match costs one probe, however many posts it holds.
 ///
 /// Each way is a fenced subquery or a gated branch of one statement (a gate is a one-time
 /// filter: the branch it closes is never run), so the plan does not depend on the values:
@@ -60,7 +62,7 @@ package enum SearchQueries {
     /// the shapes), in one statement: the total comes from what the page's shapes read anyway.
     /// Every row carries the total; the page's posts follow it in the same rows, and a page
     /// with no posts is one row whose post columns are null. `search_vector` is
-    /// `posts_search_vector_idx`'s column; the query is parsed once, in `query`, and read by
+    /// `posts_search_idx`'s first column; the query is parsed once, in `query`, and read by
     /// every step as an InitPlan.
     /// `commonFrom` is `SearchLimits.commonFrom`: the estimate from which a search walks, and
     /// the most matches `few` reads. Never at or below `exactTotals`: a search that did not
@@ -86,7 +88,7 @@ package enum SearchQueries {
                     select p.id, p.created_at, p.like_count, p.search_vector from posts p
                     where not (select yes from few_complete)
                     order by \(unescaped: order.sql(of: "p"))
-                    limit greatest((select n from estimate), \(commonFrom))
+                    limit \(walkLimitIn: order, last: last, commonFrom: commonFrom)
                 ) w
                 where w.search_vector @@ (select q from query)
                 limit \(last)
@@ -106,11 +108,7 @@ package enum SearchQueries {
                  where (select yes from walked_complete)
                  order by \(unescaped: order.sql(of: "w")) offset \(page.offset))
                 union all
-                (select m.id, m.created_at, m.like_count from (
-                    select p.id, p.created_at, p.like_count from posts p
-                    where p.search_vector @@ (select q from query)
-                    offset 0
-                 ) m
+                (select m.id, m.created_at, m.like_count from \(everyMatchIn: order, last: last) m
                  where not (select yes from few_complete) and not (select yes from walked_complete)
                  order by \(unescaped: order.sql(of: "m")) limit \(page.per) offset \(page.offset))
             ) page
@@ -173,6 +171,42 @@ extension PostgresQuery.StringInterpolation {
         appendLiteral("::text or u.display_name ilike '%' || ")
         appendInterpolation(term.likeEscaped)
         appendLiteral("::text || '%')")
+    }
+}
+
+extension PostgresQuery.StringInterpolation {
+    /// The most posts the walk reads in `order` before it gives way to the matches read
+    /// otherwise (`last` is the page's last position). By likes, as many as the matches expected
+    /// (never fewer than `commonFrom`): past that the matches lie behind posts without the word,
+    /// and sorting them costs what the walk would. By time, 64 posts for each position of the
+    /// page (never fewer than `commonFrom`): a match found by hour costs about what walking 64
+    /// posts does, so a walk that finds fewer than one match in 64 posts does better to stop.
+    mutating func appendInterpolation(walkLimitIn order: PostSearchOrder, last: Int, commonFrom: Int) {
+        switch order {
+        case .recent:
+            appendInterpolation(max(64 * last, commonFrom))
+        case .top:
+            appendLiteral("greatest((select n from estimate), ")
+            appendInterpolation(commonFrom)
+            appendLiteral(")")
+        }
+    }
+
+    /// The matches read when neither `few` nor the walk holds the page: a relation with `id`,
+    /// `created_at` and `like_count` holding at least the page's matches. By likes, every match,
+    /// read through the GIN index (`offset 0` keeps the page's order out of the scan). By time,
+    /// the newest `last` or more, found hour by hour (`app.posts_matching_newest`): the posts
+    /// between the newest one and the page's matches cost a probe an hour or a day, however
+    /// many there are.
+    mutating func appendInterpolation(everyMatchIn order: PostSearchOrder, last: Int) {
+        switch order {
+        case .recent:
+            appendLiteral("app.posts_matching_newest((select q from query), ")
+            appendInterpolation(last)
+            appendLiteral(")")
+        case .top:
+            appendLiteral("(select p.id, p.created_at, p.like_count from posts p where p.search_vector @@ (select q from query) offset 0)")
+        }
     }
 }
 

@@ -26,9 +26,11 @@ extension TestService {
     }
 }
 
-/// Rows read by index, and sequential scans, summed over a plan's nodes (`planReads(of:as:)`).
+/// Rows read by index and returned by functions, and sequential scans, summed over a plan's nodes (`planReads(of:as:)`).
 struct PlanReads: CustomStringConvertible {
     var rows: [String: Int] = [:]
+    /// Rows returned by each function scanned (what a function reads inside is not in the plan).
+    var functionRows: [String: Int] = [:]
     var sequentialScans = 0
 
     mutating func add(_ node: [String: Any]) {
@@ -36,9 +38,12 @@ struct PlanReads: CustomStringConvertible {
         if let index = node["Index Name"] as? String, loops > 0 {
             rows[index, default: 0] += (node["Actual Rows"] as? Int ?? 0) * loops
         }
+        if let function = node["Function Name"] as? String, loops > 0 {
+            functionRows[function, default: 0] += (node["Actual Rows"] as? Int ?? 0) * loops
+        }
         if node["Node Type"] as? String == "Seq Scan", loops > 0 { sequentialScans += 1 }
         for child in node["Plans"] as? [[String: Any]] ?? [] { add(child) }
     }
 
-    var description: String { "rows by index \(rows), sequential scans \(sequentialScans)" }
+    var description: String { "rows by index \(rows), by function \(functionRows), sequential scans \(sequentialScans)" }
 }
