@@ -127,6 +127,54 @@ import Testing
         #expect(newer.json["items"].array.map { $0["body"].string } == ["pushed, newer", "pulled, newer"])
     }
 
+    /// A viewer who follows many pulled authors: a page of their posts among the newest comes
+    /// from one walk of the newest posts, not a probe per author; when strangers' posts bury
+    /// theirs, the walk stops at its bound and the probes take over. The feed is exact either way.
+    @Test func manyPulledAuthorsAreMergedByOneWalkOrByProbes() async throws {
+        let (viewer, pushed, stranger) = try await app.signUp("viewer", "pushed", "stranger")
+        let authors = TimelineQueries.walkFrom + 4
+        try await app.database.execute("""
+            insert into users (username) select 'pulled_' || i from generate_series(1, \(authors)) i
+            union all select 'fan_' || i from generate_series(1, 2) i
+            """)
+        try await app.database.execute("""
+            insert into follows (follower_id, followee_id)
+            select f.id, a.id from users a, users f
+            where a.username like 'pulled\\_%' and (f.username like 'fan\\_%' or f.id = \(viewer.id)::uuid)
+            """)
+        try await app.follow(pushed, by: viewer)
+        try await backdatedPosts(30, by: pushed, ago: "3 hours")
+        // Five posts each, interleaved, an hour ago and newer; the first makes each author pulled.
+        try await app.database.execute("""
+            insert into posts (author_id, body, created_at)
+            select u.id, 'pulled post ' || i, now() - interval '1 hour' + (i * 100 + length(u.username)) * interval '1 second'
+            from users u, generate_series(1, 5) i where u.username like 'pulled\\_%'
+            """)
+        #expect(try await app.count("select count(*) from home_timeline_pulled") == authors)
+        try await expectExactFeed(of: viewer, "pulled posts on top")
+
+        let limit = PageSize.defaultSize + 1
+        let viewerID = try #require(PostgresUUID(canonical: viewer.id))
+        let query = TimelineQueries.page(of: .home(viewer: viewerID), below: .top, above: .bottom, limit: limit).query
+        let identity = PostgresIdentity.user(viewerID).adding(TimelineQueries.homeSettings)
+        let walked = try await app.planReads(of: query, as: identity)
+        // The walk reads down to the page's last pulled post; only the viewer's own posts are
+        // read by author.
+        #expect((walked.rows["posts_created_at_id_idx"] ?? 0) <= limit, "\(walked)")
+        #expect((walked.rows["posts_author_created_at_id_idx"] ?? 0) == 0, "\(walked)")
+
+        // 200 newer posts by a stranger: the walk stops at its bound, the probes find the page.
+        try await app.database.execute("""
+            insert into posts (author_id, body, created_at)
+            select \(stranger.id)::uuid, 'stranger ' || i, now() - i * interval '1 second' from generate_series(1, 200) i
+            """)
+        try await expectExactFeed(of: viewer, "pulled posts behind a stranger's")
+        let probed = try await app.planReads(of: query, as: identity)
+        let bound = authors * TimelineQueries.walkRowsPerAuthor + limit
+        #expect(probed.rows["posts_created_at_id_idx"] == bound, "\(probed)")
+        #expect((probed.rows["posts_author_created_at_id_idx"] ?? 0) >= limit, "\(probed)")
+    }
+
     @Test func aFirstPageReadsAboutAPageOfRowsWhateverTheNumberOfFollows() async throws {
         let (viewer, pulled, fan1, fan2) = try await app.signUp("viewer", "pulled", "fan", "fan")
         // 300 pushed authors of 20 recent posts each, all followed by the viewer: 6,000 rows
