@@ -9,12 +9,13 @@ package enum TimelineQueries {
     /// deep the page is), and planning it again for each request would cost more than running it.
     package static let homeSettings: [PostgresIdentity.Setting] = [.init("plan_cache_mode", "force_generic_plan")]
 
-    /// How many follows in `later` make the home feed walk the posts above `edge` once rather
-    /// than probe each author's index (`home(below:above:limit:)`).
+    /// How many followed pulled authors make the home feed walk the posts above `edge` once
+    /// rather than probe each of their indexes (`home(below:above:limit:)`).
     static let walkFrom = 8
-    /// The walk's bound: this many posts per author in `later`, plus the page. A probe reads an
-    /// author's index from its root, about what reading ten posts in time order costs.
-    static let walkRowsPerAuthor = 10
+    /// The walk's bound: this many posts per followed pulled author, plus the page. A probe
+    /// reads an author's index from its root, about what reading four posts in time order
+    /// (each from the table, for its author) costs.
+    static let walkRowsPerAuthor = 4
 
     /// Posts of `source` strictly between two positions, newest first, `limit` of them.
     package static func page(of source: TimelineSource, below upper: KeysetPosition, above floor: KeysetPosition, limit: Int) -> PostgresRead<[Post]> {
@@ -57,13 +58,14 @@ package enum TimelineQueries {
     ///   Their posts older than `timeline_from` come from `walk` or from each author's own
     ///   index, and only above `edge`, the last of a full page of `pushed`: nothing below it can
     ///   make the page.
-    /// - `walk`: when `later` holds `walkFrom` follows or more, one walk of `posts_created_at_id_idx`
-    ///   from the page's top down to `edge`, keeping their posts, instead of a probe per
-    ///   author: a viewer who follows many pulled authors (who write much of what is posted)
-    ///   finds a page of their posts among the newest few dozen, where the probes read up to
-    ///   a page from each author. It reads at most `walkRowsPerAuthor` posts per author and
-    ///   stops at a page of theirs; when it stopped at its bound instead (neither a page nor
-    ///   `edge` reached), it gives way to the probes (`walked`).
+    /// - `walk`: when the viewer follows `walkFrom` pulled authors or more, one walk of
+    ///   `posts_created_at_id_idx` from the page's top down to `edge`, keeping their posts,
+    ///   instead of a probe per pulled author: pulled authors write much of what is posted, so
+    ///   a viewer who follows many of them finds a page of their posts among the newest few
+    ///   dozen, where the probes read up to a page from each. It reads at most
+    ///   `walkRowsPerAuthor` posts per pulled author plus the page and stops at a page of
+    ///   theirs; when it stopped at its bound instead (neither a page nor `edge` reached), the
+    ///   probes run (`walked`). The other follows in `later` are always probed.
     /// - `older`: past the horizon, every other followed author's older posts, read the way
     ///   every page was read before home timelines (a merge over every followed author). Its
     ///   gate is a one-time filter, so it runs only when fewer than a page of the newer posts
@@ -82,9 +84,8 @@ package enum TimelineQueries {
             where f.follower_id = (select viewer from params)
               and f.timeline_from > '-infinity' and f.timeline_from > (select horizon from params)
         ), pulled as materialized (
-            select coalesce(array_agg(l.author_id) filter (where l.timeline_from = 'infinity'), '{}') as authors,
-                   count(*) as later_count
-            from later l
+            select coalesce(array_agg(l.author_id), '{}') as authors, count(*) as pulled_count
+            from later l where l.timeline_from = 'infinity'
         ), cut as materialized (
             select l.author_id, l.timeline_from from later l where l.timeline_from < 'infinity'
         ), pushed as materialized (
@@ -114,20 +115,19 @@ package enum TimelineQueries {
             left join (select created_at, id from pushed order by created_at desc, id desc offset \(limit - 1) limit 1) as b on true
         ), walk_rows as materialized (
             select q.created_at, q.id, q.author_id from posts q
-            where (select later_count from pulled) >= \(walkFrom)
+            where (select pulled_count from pulled) >= \(walkFrom)
               and (q.created_at, q.id) < (\(upper.timestamp), \(upper.id))
               and (q.created_at, q.id) > ((select created_at from edge), (select id from edge))
             order by q.created_at desc, q.id desc
-            limit (select later_count from pulled) * \(walkRowsPerAuthor) + \(limit)
+            limit (select pulled_count from pulled) * \(walkRowsPerAuthor) + \(limit)
         ), walk as materialized (
             select w.created_at, w.id from walk_rows w
             where w.author_id = any ((select authors from pulled)::uuid[])
-               or exists (select from cut c where c.author_id = w.author_id and w.created_at < c.timeline_from)
             limit \(limit)
         ), walked as materialized (
-            select (select later_count from pulled) >= \(walkFrom)
+            select (select pulled_count from pulled) >= \(walkFrom)
                and ((select count(*) from walk) = \(limit)
-                    or (select count(*) from walk_rows) < (select later_count from pulled) * \(walkRowsPerAuthor) + \(limit)) as yes
+                    or (select count(*) from walk_rows) < (select pulled_count from pulled) * \(walkRowsPerAuthor) + \(limit)) as yes
         ), recent as materialized (
             select k.created_at, k.id from (
                 select created_at, id from pushed
@@ -144,7 +144,7 @@ package enum TimelineQueries {
                     order by q.created_at desc, q.id desc
                     limit \(limit)
                 ) as x
-                where not (select yes from walked)
+                where l.timeline_from < 'infinity' or not (select yes from walked)
             ) as k
             order by k.created_at desc, k.id desc
             limit \(limit)
