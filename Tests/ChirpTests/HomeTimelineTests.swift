@@ -131,7 +131,7 @@ import Testing
     /// from one walk of the newest posts, not a probe per author; when strangers' posts bury
     /// theirs, the walk stops at its bound and the probes take over. The feed is exact either way.
     @Test func manyPulledAuthorsAreMergedByOneWalkOrByProbes() async throws {
-        let (viewer, pushed, stranger) = try await app.signUp("viewer", "pushed", "stranger")
+        let (viewer, pushed, stranger, cut) = try await app.signUp("viewer", "pushed", "stranger", "cut")
         let authors = TimelineQueries.walkFrom + 4
         try await app.database.execute("""
             insert into users (username) select 'pulled_' || i from generate_series(1, \(authors)) i
@@ -162,6 +162,11 @@ import Testing
         // read by author.
         #expect((walked.rows["posts_created_at_id_idx"] ?? 0) <= limit, "\(walked)")
         #expect((walked.rows["posts_author_created_at_id_idx"] ?? 0) == 0, "\(walked)")
+
+        // A cut backfill beside the walk: its posts before `timeline_from` are still probed.
+        try await backdatedPosts(4, by: cut, ago: "30 minutes")
+        try await app.follow(cut, by: viewer)
+        try await expectExactFeed(of: viewer, "a cut follow beside the walk")
 
         // 200 newer posts by a stranger: the walk stops at its bound, the probes find the page.
         try await app.database.execute("""
