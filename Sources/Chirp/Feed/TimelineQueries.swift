@@ -84,7 +84,9 @@ package enum TimelineQueries {
             where f.follower_id = (select viewer from params)
               and f.timeline_from > '-infinity' and f.timeline_from > (select horizon from params)
         ), pulled as materialized (
-            select coalesce(array_agg(l.author_id), '{}') as authors, count(*) as pulled_count
+            select coalesce(array_agg(l.author_id), '{}') as authors,
+                   count(*) >= \(walkFrom) as walks,
+                   count(*) * \(walkRowsPerAuthor) + \(limit) as walk_bound
             from later l where l.timeline_from = 'infinity'
         ), cut as materialized (
             select l.author_id, l.timeline_from from later l where l.timeline_from < 'infinity'
@@ -115,19 +117,18 @@ package enum TimelineQueries {
             left join (select created_at, id from pushed order by created_at desc, id desc offset \(limit - 1) limit 1) as b on true
         ), walk_rows as materialized (
             select q.created_at, q.id, q.author_id from posts q
-            where (select pulled_count from pulled) >= \(walkFrom)
+            where (select walks from pulled)
               and (q.created_at, q.id) < (\(upper.timestamp), \(upper.id))
               and (q.created_at, q.id) > ((select created_at from edge), (select id from edge))
             order by q.created_at desc, q.id desc
-            limit (select pulled_count from pulled) * \(walkRowsPerAuthor) + \(limit)
+            limit (select walk_bound from pulled)
         ), walk as materialized (
             select w.created_at, w.id from walk_rows w
             where w.author_id = any ((select authors from pulled)::uuid[])
             limit \(limit)
         ), walked as materialized (
-            select (select pulled_count from pulled) >= \(walkFrom)
-               and ((select count(*) from walk) = \(limit)
-                    or (select count(*) from walk_rows) < (select pulled_count from pulled) * \(walkRowsPerAuthor) + \(limit)) as yes
+            select (select walks from pulled)
+               and ((select count(*) from walk) = \(limit) or (select count(*) from walk_rows) < (select walk_bound from pulled)) as yes
         ), recent as materialized (
             select k.created_at, k.id from (
                 select created_at, id from pushed
