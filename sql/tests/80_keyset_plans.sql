@@ -4,7 +4,7 @@
 -- returned row, and explore's pages read a snapshot's ranks in order.
 begin;
 \ir support/helpers.sql
-select plan(32);
+select plan(34);
 
 -- The plan of one statement, one line per row.
 create function pg_temp.plan_of(sql text, options text default 'costs off') returns setof text
@@ -210,6 +210,27 @@ select is(
   (select array_agg(id) from (select id from posts where search_vector @@ websearch_to_tsquery('simple', 'about')
                               order by created_at desc, id desc limit (select count(*) from app.posts_matching_newest(websearch_to_tsquery('simple', 'about'), 30))) s),
   'app.posts_matching_newest returns the newest matches in order, whole hours of them');
+-- A post a minute: an hour holds up to 60 matches, more than four times 2.
+select ok(
+  (select array_agg(id) from app.posts_matching_newest(websearch_to_tsquery('simple', 'about'), 2))
+    = (select array_agg(id) from (select id from posts where search_vector @@ websearch_to_tsquery('simple', 'about')
+                                  order by created_at desc, id desc limit 8) s)[1:(select count(*) from app.posts_matching_newest(websearch_to_tsquery('simple', 'about'), 2))]
+  and (select count(*) from app.posts_matching_newest(websearch_to_tsquery('simple', 'about'), 2)) between 2 and 8,
+  'an hour with more than four times the matches still needed is walked, not read whole');
+-- One post 30 days older than the rest, for this test alone.
+reset role;
+insert into posts (author_id, body, created_at)
+  select (select a from user_ids)[1], 'a hermit about', now() - interval '30 days';
+set local role chirp_service;
+set local role chirp_anon;
+select is(
+  (select array_agg(m.id) from app.posts_matching_newest(websearch_to_tsquery('simple', 'hermit'), 20) m),
+  (select array_agg(p.id) from posts p where p.body = 'a hermit about'),
+  'a match behind days without one is found, each empty day skipped whole');
+reset role;
+delete from posts where body = 'a hermit about';
+set local role chirp_service;
+set local role chirp_anon;
 reset enable_seqscan;
 
 -- The viewer's flags, spelled as Post.columns and Profile.columns spell them,
