@@ -269,7 +269,10 @@ def tail_targets(results, name, tail):
     """What a tail workload is held to, as (words, met) pairs; none for the others."""
     targets = {**TARGETS, **targets_of(results)}
     value, held = tail[name], []
-    least = targets["tail_to_comments"].get("search" if name.startswith("search_") else name)
+    # A word behind the write workloads' posts is held to the latency bound only: it measures
+    # a stretch of posts without the word as long as the run made it.
+    behind = name.startswith("search_common_behind_writes")
+    least = None if behind else targets["tail_to_comments"].get("search" if name.startswith("search_") else name)
     if least is not None:
         held.append(("ratio ≥ %g" % least, meets(value["to_comments"], least)))
     if name.startswith("search_"):
@@ -360,8 +363,14 @@ def tail_section(results):
     if not tail:
         return []
     header = ["workload", "sent by", "req/s", "ratio to comments (pairs)", "p99 ms", "target", "met"]
+    notes = []
+    if any(name.startswith("search_") for name in tail):
+        notes = ["", bullet("The searches run on the seeded posts, before the write workloads."
+                            + "".join(" `%s` runs after them all, when %s posts without the word lie above its newest match."
+                                      % (name, format(value["posts_above_match"], ","))
+                                      for name, value in sorted(tail.items()) if "posts_above_match" in value))]
     return [["## The graph's tail, in turns with the comments page", ""]
-            + table(header, [tail_row(results, names, tail) for names in tail_rows(tail)])]
+            + table(header, [tail_row(results, names, tail) for names in tail_rows(tail)]) + notes]
 
 def render(results):
     """The report's Markdown, from a run's results as measure.py records them."""
