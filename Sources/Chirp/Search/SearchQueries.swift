@@ -181,8 +181,10 @@ extension PostgresQuery.StringInterpolation {
     /// (never fewer than `commonFrom`): past that the matches lie behind posts without the word,
     /// and sorting them costs what the walk would. By time, 64 posts for each position of the
     /// page: about what finding the page by hour costs when the walk fails (1,280 posts walked
-    /// take 0.36 ms; by hour, a common word behind 340,000 newer posts without it took 0.4 ms
-    /// on the benchmark's data), so a walk that fails costs at most what it would have saved.
+    /// took 0.46 ms; by hour, a common word behind 340,000 newer posts without it took 0.6 ms
+    /// on the benchmark's data in time order), so a walk that fails costs at most about what
+    /// it would have saved. On a table whose order no longer follows time, finding by hour
+    /// costs more (5 ms measured; see docs/benchmarks/HISTORY.md).
     mutating func appendInterpolation(walkLimitIn order: PostSearchOrder, last: Int, commonFrom: Int) {
         switch order {
         case .recent:
