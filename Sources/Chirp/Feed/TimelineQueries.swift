@@ -2,7 +2,7 @@ import Postgres
 
 /// The SQL of the timelines. Every page is a range scan on a `(created_at desc, id desc)`
 /// index, whatever its depth; the home feed's is a scan of `home_timeline_pkey`, with the few
-/// authors that table does not hold merged in (see `home(below:above:limit:)`).
+/// authors that table does not hold merged in (see `home(of:below:above:limit:)`).
 package enum TimelineQueries {
     /// Settings of a home feed transaction, applied with its identity: generic plans, because
     /// the page's plan must not depend on the values (how many authors a viewer follows, how
@@ -10,7 +10,7 @@ package enum TimelineQueries {
     package static let homeSettings: [PostgresIdentity.Setting] = [.init("plan_cache_mode", "force_generic_plan")]
 
     /// How many followed pulled authors make the home feed walk the posts above `edge` once
-    /// rather than probe each of their indexes (`home(below:above:limit:)`).
+    /// rather than probe each of their indexes (`home(of:below:above:limit:)`).
     static let walkFrom = 8
     /// The walk's bound: this many posts per followed pulled author, plus the page. A probe
     /// reads an author's index from its root, about what reading four posts in time order
@@ -41,8 +41,8 @@ package enum TimelineQueries {
                 order by p.created_at desc, p.id desc
                 limit \(limit)
                 """
-        case .home:
-            return home(below: upper, above: floor, limit: limit)
+        case .home(let viewer):
+            return home(of: viewer, below: upper, above: floor, limit: limit)
         }
     }
 
@@ -72,16 +72,17 @@ package enum TimelineQueries {
     ///   lie at or above the horizon.
     ///
     /// Each part yields positions only (`created_at`, `id`, from the indexes), and the page's
-    /// `limit` posts are joined last. `params` calls the viewer's id and the horizon once, not at
-    /// each of the ten places that use them (every call switches the function's search path).
-    private static func home(below upper: KeysetPosition, above floor: KeysetPosition, limit: Int) -> PostgresQuery {
+    /// `limit` posts are joined last. The viewer's id is bound, as the identity's is (row-level
+    /// security still limits `home_timeline` to the identity's rows): each `(select ... from
+    /// params)` is one more subplan to start on every page. `params` calls the horizon once.
+    private static func home(of viewer: PostgresUUID, below upper: KeysetPosition, above floor: KeysetPosition, limit: Int) -> PostgresQuery {
         """
         with params as materialized (
-            select app.user_id() as viewer, app.expired_before('home_timeline') as horizon
+            select app.expired_before('home_timeline') as horizon
         ), later as materialized (
             select f.followee_id as author_id, f.timeline_from
             from follows f
-            where f.follower_id = (select viewer from params)
+            where f.follower_id = \(viewer)
               and f.timeline_from > '-infinity' and f.timeline_from > (select horizon from params)
         ), pulled as materialized (
             select coalesce(array_agg(l.author_id), '{}') as authors,
@@ -93,14 +94,14 @@ package enum TimelineQueries {
         ), pushed as materialized (
             select k.created_at, k.id from (
                 (select q.created_at, q.id from posts q
-                 where q.author_id = (select viewer from params)
+                 where q.author_id = \(viewer)
                    and (q.created_at, q.id) < (\(upper.timestamp), \(upper.id))
                    and (q.created_at, q.id) > (\(floor.timestamp), \(floor.id))
                  order by q.created_at desc, q.id desc
                  limit \(limit))
                 union all
                 (select h.created_at, h.post_id from home_timeline h
-                 where h.user_id = (select viewer from params)
+                 where h.user_id = \(viewer)
                    and (h.created_at, h.post_id) < (\(upper.timestamp), \(upper.id))
                    and (h.created_at, h.post_id) > (\(floor.timestamp), \(floor.id))
                    and h.created_at >= (select horizon from params)
@@ -160,7 +161,7 @@ package enum TimelineQueries {
                 order by q.created_at desc, q.id desc
                 limit \(limit)
             ) as x
-            where f.follower_id = (select viewer from params)
+            where f.follower_id = \(viewer)
               and f.timeline_from <= (select horizon from params)
               and (select count(*) from recent r where r.created_at >= (select horizon from params)) < \(limit)
         )
