@@ -289,6 +289,12 @@ def home_timeline_size(admin):
     rows, size = psql(admin, "select count(*), pg_total_relation_size('home_timeline') from home_timeline").strip().split("|")
     return {"rows": int(rows), "bytes": int(size)}
 
+# How many comments the workloads' first comments page returns, on average over their posts:
+# the seed gives its most commented posts fewer comments at 100k posts than a page holds, so
+# the growth table's comments row compares smaller pages there.
+COMMENTS_PAGE_ROWS = ("select round(avg(least(n, 20)), 1) from (select count(c.id) as n from generate_series(1, %d) i "
+                      "left join comments c on c.post_id = md5('post:1:' || i)::uuid and c.parent_id is null group by i) s" % POSTS)
+
 def run_description(args):
     """What a run's figures depend on besides the code: when and where it ran, which commit,
     on how much data (and who stands at its extremes), for how long, and the targets its
@@ -300,6 +306,7 @@ def run_description(args):
             "cores": os.cpu_count(), "size": args.size, "data_rows": data_set_rows(args.admin),
             "fanout_threshold": threshold, "home_timeline": home_timeline_size(args.admin),
             "seeded_users": seeded_users(args.admin, threshold),
+            "comments_page_rows": float(psql(args.admin, COMMENTS_PAGE_ROWS)),
             "connections": args.connections, "duration_s": args.duration, "rounds": args.rounds,
             "deep_page_posts": DEEP_PAGE, "targets": report.TARGETS}
 

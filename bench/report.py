@@ -350,12 +350,16 @@ def growth_section(results):
         for size, run in runs.items()])
     ceilings = listing(["%.0f tps at %s" % (run["comments"]["ceiling_tps"], size)
                         for size, run in runs.items() if "comments" in run])
+    page_rows = ["%g at %s" % (run["comments_page_rows"], size) for size, run in runs.items() if "comments_page_rows" in run]
+    pages = (" A first comments page of the workloads' posts held %s comments on average (a page holds 20): the seed "
+             "comments its most commented posts less at smaller sizes, so the comments row, and every ratio to it, "
+             "compares smaller pages there." % listing(page_rows)) if page_rows else ""
     header = ["read"] + ["req/s at %s" % size for size in sizes] + ["%s over %s" % (largest, smallest), "met (≥ %g)" % least]
     return [["## Growth: the reads at every size", "",
              paragraph("Each read at %s, seeded the same way, in separate runs (`BENCH_GROWTH=1 BENCH_SIZE=… bench/run`): "
                        "req/s, and the largest size's over the smallest's. Separate runs also differ in how fast the "
                        "machine ran; the database alone, running a post's comments page (pgbench, the same statements), "
-                       "did %s." % (described, ceilings)), ""]
+                       "did %s.%s" % (described, ceilings, pages)), ""]
             + table(header, rows)]
 
 def tail_section(results):
