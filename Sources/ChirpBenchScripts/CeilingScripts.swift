@@ -30,7 +30,12 @@ enum CeilingScripts {
     ///   - seed: the seed the database was made with.
     ///   - deepPosition: where the deep-page workload starts (a position 10,000 posts down).
     ///   - search: the service's search settings (its defaults unless a test says otherwise).
-    static func all(seed: Int, deepPosition: KeysetPosition, search: SearchLimits = SearchLimits()) throws -> [CeilingScript] {
+    ///   - searchEstimate: the planner's estimate of the searched word's matches, which the
+    ///     service passes once it has it (`SearchEstimates`); nil runs the search as its first
+    ///     request runs, asking `app.planned_rows`.
+    static func all(
+        seed: Int, deepPosition: KeysetPosition, search: SearchLimits = SearchLimits(), searchEstimate: Int? = nil
+    ) throws -> [CeilingScript] {
         let searchRequest = HTTPRequest(method: .GET, path: "/v1/search/posts", query: ["q": "swift"])
         let signedIn = PostgresIdentity.user(viewer)
         let anonymous = PostgresIdentity.anonymous
@@ -69,7 +74,7 @@ enum CeilingScripts {
             render("search", seed: seed, [(anonymous.adding(SearchQueries.settings(statementTimeout: search.statementTimeout)), true, [
                 SearchQueries.posts(
                     matching: try SearchTerm(searchRequest), order: .recent, page: try OffsetPage(searchRequest),
-                    commonFrom: search.commonFrom).query,
+                    commonFrom: search.commonFrom, estimate: searchEstimate).query,
             ])]),
             render("like", seed: seed, [(signedIn, false, [LikeQueries.like(post, by: viewer), LikeQueries.likeCount(of: post).query])]),
             render("unlike", seed: seed, [(signedIn, false, [LikeQueries.unlike(post, by: viewer), LikeQueries.likeCount(of: post).query])]),

@@ -1,7 +1,6 @@
 @testable import Chirp
 import Foundation
 import Postgres
-import Synchronization
 import TestSupport
 import Testing
 
@@ -195,14 +194,6 @@ import Testing
         for host in 1...100 { _ = limiter.count("203.0.113.\(host)") }
         #expect(limiter.countedAddresses == 4)
     }
-}
-
-/// A clock a test sets by hand.
-private final class TestClock: Sendable {
-    private let seconds: Mutex<Double>
-    init(seconds: Double) { self.seconds = Mutex(seconds) }
-    func set(_ value: Double) { seconds.withLock { $0 = value } }
-    var read: @Sendable () -> Double { { [self] in seconds.withLock { $0 } } }
 }
 
 /// A `RateLimit` or `RateLimit-Policy` item: `"name";key=value;…`.

@@ -146,6 +146,52 @@ import Testing
         #expect(one.json["metadata"]["total"].int == 1 && !one.json["metadata"]["totalIsEstimate"].exists)
     }
 
+    /// A post search passes the estimate the service kept for its term instead of asking
+    /// `app.planned_rows`, and reports the one it used, which chooses the page's shape: a kept
+    /// estimate of a common word walks the timeline and is the total.
+    @Test func aKeptEstimateIsUsedInsteadOfPlanningOneAgain() async throws {
+        let alice = try await app.signUp("alice")
+        try await app.insertPosts(1_050, by: alice, prefix: "flood ")
+        try await app.database.execute("analyze posts")
+        let request = HTTPRequest(method: .GET, path: "/v1/search/posts", query: ["q": "flood"])
+        let identity = PostgresIdentity.anonymous.adding(SearchQueries.settings(statementTimeout: .seconds(60)))
+        func search(estimate: Int?) async throws -> PostSearchPage {
+            try await app.service.pool.execute(as: identity, readOnly: true, SearchQueries.posts(
+                matching: try SearchTerm(request), order: .recent, page: try OffsetPage(request),
+                commonFrom: app.service.configuration.search.commonFrom, estimate: estimate))
+        }
+        let planned = try await app.database.execute(PostgresQuery(
+            sql: "select app.planned_rows('\(EstimatedMatches.posts)', array[websearch_to_tsquery('simple', 'flood')::text])",
+            bindings: []).onlyRow { try $0.decode(Int.self, at: 0) })
+
+        let first = try await search(estimate: nil)
+        #expect(first.estimate == planned)
+        // Estimated below `commonFrom`: every match read, and counted.
+        #expect(planned < app.service.configuration.search.commonFrom)
+        #expect(first.total.count == 1_050 && first.total.isEstimate)
+        let kept = try await search(estimate: 7_777)
+        #expect(kept.estimate == 7_777)
+        #expect(kept.total.count == 7_777 && kept.total.isEstimate)
+        #expect(kept.posts.map(\.id) == first.posts.map(\.id) && kept.posts.count == 20)
+    }
+
+    /// The kept estimates, on a clock the test moves: a term's estimate lasts until its
+    /// minute's window ends, and at most `capacity` terms are kept.
+    @Test func estimatesAreKeptForTheirMinuteAndBounded() {
+        let clock = TestClock(seconds: 6_010)
+        let estimates = SearchEstimates(capacity: 3, now: clock.read)
+        #expect(estimates.estimate(of: "swift") == nil)
+        estimates.remember(184_000, of: "swift")
+        #expect(estimates.estimate(of: "swift") == 184_000)
+        clock.set(6_059.9)
+        #expect(estimates.estimate(of: "swift") == 184_000)
+        clock.set(6_060)
+        #expect(estimates.estimate(of: "swift") == nil)
+        for word in ["a", "b", "c", "d", "e"] { estimates.remember(1, of: word) }
+        #expect(["a", "b", "c", "d", "e"].filter { estimates.estimate(of: $0) != nil }.count == 3)
+        #expect(estimates.estimate(of: "e") == 1)
+    }
+
     /// Rare, unused and common words, and words whose statistics mislead, each through the way
     /// `SearchQueries` takes for them: every page is the one a plain sort of every match gives.
     @Test func everyWayToAPageGivesThePageOfAFullSort() async throws {

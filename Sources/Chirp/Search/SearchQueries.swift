@@ -61,23 +61,26 @@ package enum SearchQueries {
 
     /// One page of posts matching `term`, in `order`, and the total (see the type's notes for
     /// the shapes), in one statement: the total comes from what the page's shapes read anyway.
-    /// Every row carries the total; the page's posts follow it in the same rows, and a page
+    /// Every row carries the total and the estimate; the page's posts follow them in the same rows, and a page
     /// with no posts is one row whose post columns are null. `search_vector` is
     /// `posts_search_idx`'s first column; the query is parsed once, in `query`, and read by
     /// every step as an InitPlan.
     /// `commonFrom` is `SearchLimits.commonFrom`: the estimate from which a search walks, and
     /// the most matches `few` reads. Never at or below `exactTotals`: a search that did not
     /// count its matches must be one that has more.
+    /// `estimate` is the planner's estimate of the term's matches when the service still has
+    /// one (`SearchEstimates`); without it the statement asks `app.planned_rows`, and returns the
+    /// estimate it used, for the service to keep.
     package static func posts(
-        matching term: SearchTerm, order: PostSearchOrder, page: OffsetPage, commonFrom: Int
-    ) -> PostgresRead<([Post], SearchTotal)> {
+        matching term: SearchTerm, order: PostSearchOrder, page: OffsetPage, commonFrom: Int, estimate: Int? = nil
+    ) -> PostgresRead<PostSearchPage> {
         let last = page.offset + page.per
         let commonFrom = max(commonFrom, exactTotals + 1)
         return PostgresRead(PostgresQuery("""
             with query as materialized (
                 select websearch_to_tsquery('simple', \(term.text)) as q
             ), estimate as materialized (
-                select app.planned_rows(\(EstimatedMatches.posts), array[(select q from query)::text]) as n
+                select coalesce(\(estimate)::int8, app.planned_rows(\(EstimatedMatches.posts), array[(select q from query)::text])) as n
             ), few as materialized (
                 select p.id, p.created_at, p.like_count from posts p
                 where (select n from estimate) < \(commonFrom) and p.search_vector @@ (select q from query)
@@ -100,7 +103,7 @@ package enum SearchQueries {
                             else greatest((select n from estimate), (select count(*) from few), \(exactTotals + 1)) end as n,
                        not (select yes from few_complete) or (select count(*) from few) > \(exactTotals) as estimated
             )
-            select total.n, total.estimated, \(unescaped: Post.columns) from total left join ((
+            select total.n, total.estimated, (select n from estimate), \(unescaped: Post.columns) from total left join ((
                 (select f.id, f.created_at, f.like_count from few f
                  where (select yes from few_complete)
                  order by \(unescaped: order.sql(of: "f")) limit \(page.per) offset \(page.offset))
@@ -116,13 +119,15 @@ package enum SearchQueries {
             join posts p on p.id = page.id join users a on a.id = p.author_id) on true
             order by \(unescaped: order.sql(of: "page"))
             """)) { result in
-            let total = try SearchTotal(row: result.row(0))
+            let first = try result.row(0)
+            let total = try SearchTotal(row: first)
+            let estimate = try first.decode(Int.self, at: 2)
             var posts: [Post] = []
             posts.reserveCapacity(result.rowCount)
-            for row in result.rows where try row.decode(PostgresUUID?.self, at: 2) != nil {
-                posts.append(try Post(row: row, startingAt: 2))
+            for row in result.rows where try row.decode(PostgresUUID?.self, at: 3) != nil {
+                posts.append(try Post(row: row, startingAt: 3))
             }
-            return (posts, total)
+            return PostSearchPage(posts: posts, total: total, estimate: estimate)
         }
     }
 
@@ -246,4 +251,12 @@ package enum PostSearchOrder {
         case .top: "\(alias).like_count desc, \(alias).id desc"
         }
     }
+}
+
+/// A page of post search: its posts, its total, and the planner's estimate of the term's
+/// matches that chose its shape.
+package struct PostSearchPage {
+    package var posts: [Post]
+    package var total: SearchTotal
+    package var estimate: Int
 }

@@ -9,6 +9,7 @@ struct SearchRoutes: Sendable {
     let services: Services
     let limits: SearchLimits
     let limiter: SearchRateLimiter
+    let estimates = SearchEstimates()
 
     init(services: Services, limits: SearchLimits) {
         self.services = services
@@ -22,12 +23,14 @@ struct SearchRoutes: Sendable {
             let term = try SearchTerm(request)
             let order = try PostSearchOrder(request.query["sort"])
             let page = try OffsetPage(request)
-            let (posts, total) = try await database {
+            let known = estimates.estimate(of: term.text)
+            let found = try await database {
                 try await services.pool.execute(
                     as: identity(for: viewer), readOnly: true,
-                    SearchQueries.posts(matching: term, order: order, page: page, commonFrom: limits.commonFrom))
+                    SearchQueries.posts(matching: term, order: order, page: page, commonFrom: limits.commonFrom, estimate: known))
             }
-            return .json(200, SearchResults(items: posts, page: page, total: total))
+            if known == nil { estimates.remember(found.estimate, of: term.text) }
+            return .json(200, SearchResults(items: found.posts, page: page, total: found.total))
         }
     }
 
