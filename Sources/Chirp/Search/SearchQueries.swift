@@ -11,7 +11,8 @@ import Postgres
 /// (nothing for a common word, the whole index for a word nobody used); sorting every match
 /// read through the GIN index costs what there is to sort (nothing for a rare word, 170 ms for
 /// one in six posts of a million). The page statement chooses by the planner's estimate of the
-/// matches (`app.planned_rows` of `EstimatedMatches.posts`: a plan, never a scan), and no
+/// matches (`app.planned_rows` of `EstimatedMatches.posts`: a plan, never a scan; the service
+/// keeps each term's for a minute, `SearchEstimates`), and no
 /// choice runs away when the estimate is wrong, because each way reads a bounded amount and
 /// hands over to the next:
 ///
