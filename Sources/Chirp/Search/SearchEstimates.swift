@@ -3,8 +3,8 @@ import Synchronization
 
 /// The planner's estimate of each recent post search term's matches, kept in this instance's
 /// memory for a minute. A post search's statement asks for the estimate with
-/// `app.planned_rows` (an `EXPLAIN` of its own: parsing, planning and formatting), which cost
-/// as much as the rest of a common word's first page; a term searched again within the
+/// `app.planned_rows` (an `EXPLAIN` of its own: parsing, planning and formatting), a third to
+/// a half of a common word's first page at the database; a term searched again within the
 /// minute passes the estimate it got instead (`SearchQueries.posts`). The estimate changes only
 /// when `ANALYZE` runs, minutes apart at the least, and only picks the page's shape and labels
 /// a total as estimated, so one a minute old is as good as a new one. Posts are readable by

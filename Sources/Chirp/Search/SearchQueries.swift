@@ -62,8 +62,8 @@ package enum SearchQueries {
 
     /// One page of posts matching `term`, in `order`, and the total (see the type's notes for
     /// the shapes), in one statement: the total comes from what the page's shapes read anyway.
-    /// Every row carries the total and the estimate; the page's posts follow them in the same rows, and a page
-    /// with no posts is one row whose post columns are null. `search_vector` is
+    /// Every row carries the total and the estimate; the page's posts follow them in the same
+    /// rows, and a page with no posts is one row whose post columns are null. `search_vector` is
     /// `posts_search_idx`'s first column; the query is parsed once, in `query`, and read by
     /// every step as an InitPlan.
     /// `commonFrom` is `SearchLimits.commonFrom`: the estimate from which a search walks, and
