@@ -51,16 +51,16 @@ package enum TimelineQueries {
     ///
     /// - `pushed`: the viewer's own posts, and their `home_timeline` rows from the retention
     ///   horizon on, one range scan each, without the rows of an author in `later` older than
-    ///   that follow's `timeline_from` (a pulled author's are all skipped: an array test per
-    ///   row, where a join with `later` would cost a step per row and author).
+    ///   that follow's `timeline_from` (a pulled author's are all skipped, by a hashed
+    ///   subplan: an array test would compare each row with every pulled author).
     /// - `later`: the follows whose `timeline_from` is past the horizon (pulled authors, a cut
     ///   backfill, an author pushed again): a range scan of `follows_follower_timeline_from_idx`.
     ///   Their posts older than `timeline_from` come from `walk` or from each author's own
     ///   index, and only above `edge`, the last of a full page of `pushed`: nothing below it can
     ///   make the page.
     /// - `walk`: when the viewer follows `walkFrom` pulled authors or more, one walk of
-    ///   `posts_created_at_id_idx` from the page's top down to `edge`, keeping their posts,
-    ///   instead of a probe per pulled author: pulled authors write much of what is posted, so
+    ///   `posts_created_at_id_idx` from the page's top down to `edge`, keeping their posts (a
+    ///   hash join with `later`), instead of a probe per pulled author: pulled authors write much of what is posted, so
     ///   a viewer who follows many of them finds a page of their posts among the newest few
     ///   dozen, where the probes read up to a page from each. It reads at most
     ///   `walkRowsPerAuthor` posts per pulled author plus the page and stops at a page of
@@ -85,8 +85,7 @@ package enum TimelineQueries {
             where f.follower_id = \(viewer)
               and f.timeline_from > '-infinity' and f.timeline_from > (select horizon from params)
         ), pulled as materialized (
-            select coalesce(array_agg(l.author_id), '{}') as authors,
-                   count(*) >= \(walkFrom) as walks,
+            select count(*) >= \(walkFrom) as walks,
                    count(*) * \(walkRowsPerAuthor) + \(limit) as walk_bound
             from later l where l.timeline_from = 'infinity'
         ), cut as materialized (
@@ -105,7 +104,7 @@ package enum TimelineQueries {
                    and (h.created_at, h.post_id) < (\(upper.timestamp), \(upper.id))
                    and (h.created_at, h.post_id) > (\(floor.timestamp), \(floor.id))
                    and h.created_at >= (select horizon from params)
-                   and h.author_id <> all ((select authors from pulled)::uuid[])
+                   and h.author_id not in (select l.author_id from later l where l.timeline_from = 'infinity')
                    and not exists (select from cut c where c.author_id = h.author_id and h.created_at < c.timeline_from)
                  order by h.created_at desc, h.post_id desc
                  limit \(limit))
@@ -125,7 +124,7 @@ package enum TimelineQueries {
             limit (select walk_bound from pulled)
         ), walk as materialized (
             select w.created_at, w.id from walk_rows w
-            where w.author_id = any ((select authors from pulled)::uuid[])
+            where w.author_id in (select l.author_id from later l where l.timeline_from = 'infinity')
             limit \(limit)
         ), walked as materialized (
             select (select walks from pulled)
