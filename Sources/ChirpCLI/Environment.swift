@@ -44,10 +44,38 @@ struct Environment {
         }
     }
 
+    /// `0` (the default when unset) or `1`.
+    func flag(_ name: String) throws -> Bool {
+        switch string(name) ?? "0" {
+        case "0": false
+        case "1": true
+        case let other: throw Invalid(description: "\(name) must be 0 or 1 (got \"\(other)\")")
+        }
+    }
+
+    /// `TRUSTED_PROXIES`: addresses and CIDR ranges, comma-separated.
+    func trustedProxies() throws -> TrustedProxies {
+        guard let list = string("TRUSTED_PROXIES") else { return .none }
+        guard let proxies = TrustedProxies(list: list) else {
+            throw Invalid(description: "TRUSTED_PROXIES must list IP addresses or CIDR ranges, comma-separated (got \"\(list)\")")
+        }
+        return proxies
+    }
+
+    /// The service's connection: a login that bypasses row-level security is refused unless
+    /// `CHIRP_ALLOW_BYPASSRLS=1` says otherwise.
+    func serviceDatabase() throws -> PostgresConfiguration {
+        var configuration = try database("DATABASE_URL")
+        configuration.allowsRowSecurityBypass = try flag("CHIRP_ALLOW_BYPASSRLS")
+        return configuration
+    }
+
     /// The URL migrations and seeding connect with: an owner of the database, which the
-    /// service's own login role is not.
+    /// service's own login role is not (a superuser is welcome here).
     func migrationDatabase() throws -> PostgresConfiguration {
-        try database(string("MIGRATION_DATABASE_URL") != nil ? "MIGRATION_DATABASE_URL" : "DATABASE_URL")
+        var configuration = try database(string("MIGRATION_DATABASE_URL") != nil ? "MIGRATION_DATABASE_URL" : "DATABASE_URL")
+        configuration.allowsRowSecurityBypass = true
+        return configuration
     }
 
     /// Runs `body` in a session on the migration database: one connection, as an owner.
@@ -83,11 +111,16 @@ struct Environment {
         http.connectionLimit = try integer("MAX_CONNECTIONS", default: 1_024, in: 1...65_536)
         http.perIPConnectionLimit = try integer("MAX_CONNECTIONS_PER_IP", default: 256, in: 0...65_536)
         http.eventLoops = try integer("EVENT_LOOPS", default: http.eventLoops, in: 1...256)
+        http.trustedProxies = try trustedProxies()
+        http.proxyProtocol = try flag("PROXY_PROTOCOL")
+        if http.proxyProtocol && http.trustedProxies.isEmpty {
+            throw Invalid(description: "PROXY_PROTOCOL=1 needs TRUSTED_PROXIES: only a listed proxy may say who a client is")
+        }
         let pool = PostgresPoolConfiguration(
             maxConnections: try integer("DATABASE_POOL_SIZE", default: PostgresPoolConfiguration.defaultMaxConnections, in: 2...1_000),
             leaseTimeout: .milliseconds(try integer("DATABASE_POOL_TIMEOUT_MS", default: 2_000, in: 1...60_000)))
         var configuration = ChirpConfiguration(
-            database: try database("DATABASE_URL"), pool: pool, http: http,
+            database: try serviceDatabase(), pool: pool, http: http,
             jwtSecret: Array(secret.utf8), logLevel: try logLevel())
         configuration.openAPIPath = string("OPENAPI_PATH") ?? configuration.openAPIPath
         var limits = configuration.rateLimits

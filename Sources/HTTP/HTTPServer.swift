@@ -127,5 +127,8 @@ public final class HTTPServer: Sendable {
         try require(configuration.maxURLBytes > 0, "maxURLBytes must be positive")
         try require(configuration.maxBodyBytes >= 0, "maxBodyBytes must not be negative")
         try require(configuration.connectionMemoryLimit >= 4096, "connectionMemoryLimit must be at least 4096")
+        try require(!configuration.proxyProtocol || !configuration.trustedProxies.isEmpty,
+                    "proxyProtocol needs trustedProxies: only a listed proxy may say who a client is")
+        try require(configuration.proxyHeaderTimeout > .zero, "proxyHeaderTimeout must be positive")
     }
 }

@@ -13,9 +13,19 @@ public struct HTTPServerConfiguration: Sendable {
     public var port: Int = 8080
     /// Open connections at most; more are refused at accept.
     public var connectionLimit: Int = 1024
-    /// Open connections per client address at most; 0 disables the check (use that behind a
-    /// proxy, where every connection comes from the proxy's address).
+    /// Open connections per client address at most; 0 disables the check. Connections from a
+    /// trusted proxy forwarding plain HTTP are not counted under its address (its clients are
+    /// told apart by `X-Forwarded-For`); with the PROXY protocol each counts under its client's.
     public var perIPConnectionLimit: Int = 256
+    /// Load balancers whose word on the client's address is taken (`TrustedProxies`): from
+    /// their `X-Forwarded-For`, or from their PROXY header when `proxyProtocol` is on.
+    public var trustedProxies: TrustedProxies = .none
+    /// Every connection starts with a PROXY protocol header (v1 or v2) naming the client, as
+    /// HAProxy's `send-proxy` writes it; connections from peers not in `trustedProxies` are
+    /// closed unread.
+    public var proxyProtocol = false
+    /// How long a trusted proxy's connection may take to deliver its PROXY header.
+    public var proxyHeaderTimeout: Duration = .seconds(5)
     /// A connection with no traffic for this long is closed (whole seconds, at least one).
     public var connectionTimeout: Duration = .seconds(15)
     /// A request whose line, headers and body have not all arrived this long after the

@@ -14,12 +14,15 @@ final class Listener: Sendable {
     private let loop: EventLoop
     private let core: ServerCore
     private let daemons: [ServedDaemon]
+    /// Connections from a trusted proxy whose PROXY header has not all arrived (on the loop).
+    private let proxyHeaders: ProxyHeaderWait
 
     /// Binds and listens; accepting starts with `start`.
     init(_ configuration: HTTPServerConfiguration, core: ServerCore, daemons: [ServedDaemon], loop: EventLoop) throws {
         self.core = core
         self.daemons = daemons
         self.loop = loop
+        proxyHeaders = ProxyHeaderWait(loop: loop, timeout: configuration.proxyHeaderTimeout, limit: configuration.connectionLimit)
         let socket = try Self.bind(configuration)
         self.socket = socket
         port = Self.boundPort(of: socket) ?? configuration.port
@@ -58,7 +61,10 @@ final class Listener: Sendable {
 
     /// Stops accepting and closes the socket: new connections are refused from now on.
     func stop() {
-        loop.executeAndWait { [self] in loop.unwatch(socket) }
+        loop.executeAndWait { [self] in
+            loop.unwatch(socket)
+            proxyHeaders.closeAll()
+        }
         close(socket)
     }
 
@@ -77,25 +83,52 @@ final class Listener: Sendable {
                 // EAGAIN: the queue is empty. EMFILE and the like: the next readiness retries.
                 return
             }
-            let clientAddress = withUnsafePointer(to: &address) {
+            let peer = withUnsafePointer(to: &address) {
                 $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { address in
                     AddressText.read { chirp_sockaddr_ip(address, $0, $1) }
                 }
             }
             let configuration = core.configuration
-            guard core.deadlines.admit(
-                clientAddress, limit: configuration.connectionLimit, perAddressLimit: configuration.perIPConnectionLimit)
-            else {
-                close(client)
+            let fromProxy = configuration.trustedProxies.contains(peer)
+            if configuration.proxyProtocol {
+                // Only a trusted proxy may say who the client is; it always does, first.
+                guard fromProxy else {
+                    close(client)
+                    continue
+                }
+                let accepted = client
+                proxyHeaders.read(accepted) { [self] proxied in
+                    if let proxied {
+                        admit(client: accepted, address: proxied.storage, length: proxied.length, clientAddress: proxied.text)
+                    } else {
+                        // The proxy's own connection (a health check): under its address.
+                        admit(client: accepted, address: address, length: length, clientAddress: peer)
+                    }
+                }
                 continue
             }
-            guard let target = daemons.min(by: { $0.connections < $1.connections }) else {
-                core.deadlines.abandoned(clientAddress)
-                close(client)
-                continue
-            }
-            target.adopt(client, address: address, length: length, clientAddress: clientAddress)
+            // A proxy forwarding plain HTTP carries many clients on its connections: they are
+            // told apart by `X-Forwarded-For`, not counted against the proxy's address.
+            admit(client: client, address: address, length: length, clientAddress: peer, perAddressLimit: fromProxy ? 0 : nil)
         }
+    }
+
+    /// Counts the connection against the limits under `clientAddress`, then hands it to the
+    /// daemon with the fewest connections, or closes it.
+    private func admit(client: Int32, address: sockaddr_storage, length: socklen_t, clientAddress: String, perAddressLimit: Int? = nil) {
+        let configuration = core.configuration
+        guard core.deadlines.admit(
+            clientAddress, limit: configuration.connectionLimit, perAddressLimit: perAddressLimit ?? configuration.perIPConnectionLimit)
+        else {
+            close(client)
+            return
+        }
+        guard let target = daemons.min(by: { $0.connections < $1.connections }) else {
+            core.deadlines.abandoned(clientAddress)
+            close(client)
+            return
+        }
+        target.adopt(client, address: address, length: length, clientAddress: clientAddress)
     }
 
     /// A listening socket on the configured host, which must be an IPv4 or IPv6 address.

@@ -41,12 +41,15 @@ extension ServerCore {
     /// First call: the request line and headers are in. A request refused before its body is
     /// answered now; any other waits for its body.
     private func readHead(connection: OpaquePointer, context: RequestContext, method: String) -> MHD_Result {
+        let headers = MHDConnection.headers(connection)
+        // Read once, when the connection opened (after its PROXY header, if any).
+        let peer = MHDCallbacks.state(connection)?.address ?? MHDConnection.clientAddress(connection)
         let head = RequestHead(
             method: method,
             target: context.target,
-            headers: MHDConnection.headers(connection),
-            // Read once, when the connection opened.
-            remoteAddress: MHDCallbacks.state(connection)?.address ?? MHDConnection.clientAddress(connection),
+            headers: headers,
+            remoteAddress: configuration.trustedProxies.isEmpty
+                ? peer : configuration.trustedProxies.client(peer: peer, forwardedFor: headers.values(for: "X-Forwarded-For")),
             configuration: configuration)
         if let rejection = head.request.rejection, head.expectsBody {
             // Answer before reading the body; libmicrohttpd closes the connection after.

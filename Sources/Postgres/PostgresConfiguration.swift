@@ -4,6 +4,9 @@ import CLibPQ
 public struct PostgresConfiguration: Sendable {
     /// libpq connection keywords in order; later entries override earlier ones.
     public private(set) var parameters: [(String, String)]
+    /// Whether a login that bypasses row-level security (a superuser, a `BYPASSRLS` role) may
+    /// connect: for migrations, fixtures and administration, never for serving requests.
+    public var allowsRowSecurityBypass = false
 
     /// A `postgres://` URL or a `key=value` connection string; throws if libpq cannot parse it.
     public init(url: String, applicationName: String = "chirp") throws {
@@ -48,13 +51,14 @@ public struct PostgresConfiguration: Sendable {
         set { set("connect_timeout", String(newValue)) }
     }
 
-    /// Timestamps come back in UTC ISO form and text in UTF-8, whatever the server's defaults:
-    /// the decoders rely on both.
+    /// Text comes back in UTF-8, whatever the server's default: the decoders read it in place.
+    /// No other session setting is sent at startup, and none is needed: results arrive in
+    /// binary (so `TimeZone` and `DateStyle` never shape a value read) and timestamps are sent
+    /// with their offset. A transaction pooler refuses startup `options` (PgBouncer answers
+    /// "unsupported startup parameter"), and what one transaction set would not reach the next.
     private mutating func applySessionDefaults() {
         if setting("connect_timeout") == nil { set("connect_timeout", "5") }
         set("client_encoding", "UTF8")
-        let existing = setting("options").map { $0 + " " } ?? ""
-        set("options", existing + "-c TimeZone=UTC -c DateStyle=ISO,YMD")
     }
 }
 

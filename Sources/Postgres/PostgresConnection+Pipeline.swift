@@ -34,7 +34,7 @@ extension PostgresConnection {
                 let key = StatementKey(query.sql)
                 if let known = preparedStatements[key] ?? preparing[key] {
                     name = known
-                } else if preparedStatements.count + preparing.count < Self.preparedStatementLimit {
+                } else if reusesStatements, preparedStatements.count + preparing.count < Self.preparedStatementLimit {
                     let fresh = "chirp_\(preparedStatements.count + preparing.count)"
                     guard PQsendPrepare(handle, fresh, query.sql, Int32(query.bindings.count), nil) == 1 else {
                         throw connectionError()

@@ -3,7 +3,8 @@ import Glibc
 import Synchronization
 
 /// One libpq connection. It owns its `PGconn` and finishes it exactly once, also when
-/// connecting fails. Statements are prepared once per connection and reused by name.
+/// connecting fails. Statements are prepared once per connection and reused by name, unless
+/// the connection goes through a transaction pooler (`reusesStatements`).
 ///
 /// Only the pool makes connections, and only a lease reaches one: the pool's own
 /// transactions, or a `PostgresSession`. A connection serves one caller at a time; every
@@ -13,6 +14,12 @@ final class PostgresConnection: @unchecked Sendable {
     let handle: OpaquePointer
     /// SQL text → name of the statement prepared for it on this connection.
     var preparedStatements: [StatementKey: String] = [:]
+    /// Whether every transaction runs on the same server process, so that a statement prepared
+    /// once can be executed by name from then on. Behind a transaction pooler (PgBouncer and its
+    /// kind) each transaction gets whichever server connection is free: a name prepared on one
+    /// may be missing on the next, or name another statement there. Statements then run
+    /// unnamed, parsed with their parameters in the same round trip.
+    let reusesStatements: Bool
     /// Set when the protocol state is unknown (a send or read failed half-way).
     var isBroken = false
     /// The parameters of the statement being sent, each ended by a NUL; kept between
@@ -55,6 +62,22 @@ final class PostgresConnection: @unchecked Sendable {
             PQfinish(connection)
             throw PostgresError(.connection, message: "the database's encoding is \(encoding); Chirp needs UTF8")
         }
+        guard let login = Self.login(of: connection) else {
+            let message = String(cString: PQerrorMessage(connection)).trimmed
+            PQfinish(connection)
+            throw PostgresError(.connection, message: "cannot read the server's process id and login role: \(message)")
+        }
+        // Every policy is void for such a login: one `set_config('role', 'none', …)` would
+        // undo the request role a transaction switches to.
+        if login.bypassesRowSecurity && !configuration.allowsRowSecurityBypass {
+            PQfinish(connection)
+            throw PostgresError(.connection, message: "the database login \(login.role) is a superuser or has BYPASSRLS, "
+                + "so row-level security would not hold: connect as a role without either (the migrations create "
+                + "chirp_service), or allow it explicitly (CHIRP_ALLOW_BYPASSRLS=1)")
+        }
+        // A pooler answers the startup itself, with a cancel key of its own: the process that
+        // key names is not the one that runs the statements.
+        reusesStatements = login.serverProcess == PQbackendPID(connection)
         handle = connection
         // Notices (and a terminated backend's farewell) would otherwise go to stderr.
         PQsetNoticeProcessor(handle, { _, _ in }, nil)
@@ -63,6 +86,21 @@ final class PostgresConnection: @unchecked Sendable {
     }
 
     deinit { PQfinish(handle) }
+
+    /// The server process that runs this connection's statements, the login role, and whether
+    /// that role bypasses row-level security: one blocking round trip (the connection is still
+    /// in blocking mode).
+    private static func login(of connection: OpaquePointer) -> (serverProcess: Int32, role: String, bypassesRowSecurity: Bool)? {
+        let sql = "select pg_backend_pid(), rolname, rolsuper or rolbypassrls from pg_roles where rolname = session_user"
+        guard let result = PQexec(connection, sql) else { return nil }
+        defer { PQclear(result) }
+        guard PQresultStatus(result) == PGRES_TUPLES_OK, PQntuples(result) == 1,
+              let process = PQgetvalue(result, 0, 0).flatMap({ Int32(String(cString: $0)) }),
+              let role = PQgetvalue(result, 0, 1).map({ String(cString: $0) }),
+              let bypasses = PQgetvalue(result, 0, 2).map({ String(cString: $0) })
+        else { return nil }
+        return (process, role, bypasses == "t")
+    }
 
     /// The server process serving this connection.
     var backendPID: Int32 { PQbackendPID(handle) }

@@ -34,12 +34,16 @@ public final class TestDatabase: Sendable {
         return database
     }
 
-    /// The service's own login role, as production connects.
+    /// The service's own login role, as production connects: directly, or through the
+    /// pooler when the run says so (`TestCluster.serviceGoesThroughPooler`).
     public var service: PostgresConfiguration {
-        var service = admin
-        service.set("user", "chirp_service")
-        service.set("application_name", "chirp-service-tests")
-        return service
+        get throws {
+            var service = admin
+            service.set("user", "chirp_service")
+            service.allowsRowSecurityBypass = false
+            service.set("application_name", "chirp-service-tests")
+            return TestCluster.serviceGoesThroughPooler ? try TestCluster.throughPooler(service) : service
+        }
     }
 
     /// Runs statements as superuser, in one transaction.

@@ -41,7 +41,7 @@ import Testing
             var arguments = ["-n", "-M", "prepared", "-c", "2", "-t", "1", "-f", file.path,
                              "-D", "bench_users=64", "-D", "bench_posts=100"]
             for (name, value) in script.definitions { arguments += ["-D", "\(name)=\(value)"] }
-            let service = database.service
+            let service = try database.service
             arguments += ["--host=\(service.setting("host") ?? "127.0.0.1")", "--port=\(service.setting("port") ?? "5432")",
                           "--username=\(service.setting("user") ?? "chirp_service")", service.setting("dbname") ?? database.name]
             let command = arguments

@@ -17,7 +17,7 @@ import Testing
     init() async throws {
         database = try await TestDatabase.migrated()
         pool = try PostgresPool(
-            configuration: database.service, pool: .init(maxConnections: 1, leaseTimeout: .seconds(5)), eventLoop: TestCluster.eventLoop)
+            configuration: try database.service, pool: .init(maxConnections: 1, leaseTimeout: .seconds(5)), eventLoop: TestCluster.eventLoop)
         world = try await OwnershipFixture(database)
     }
 

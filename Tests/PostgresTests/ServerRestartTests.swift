@@ -50,7 +50,8 @@ import Testing
             .appendingPathComponent("chirp-restart-\(UUID().uuidString.prefix(8))").path
         let port = Self.freePort()
         #expect(try await Self.pg("start", folder, String(port)) == 0)
-        let configuration = try PostgresConfiguration(url: "postgres://postgres@127.0.0.1:\(port)/postgres")
+        var configuration = try PostgresConfiguration(url: "postgres://postgres@127.0.0.1:\(port)/postgres")
+        configuration.allowsRowSecurityBypass = true
         let pool = try PostgresPool(configuration: configuration, pool: .init(maxConnections: 2), eventLoop: TestCluster.eventLoop)
         let started = PostgresQuery("select pg_postmaster_start_time()").value(PostgresTimestamp.self)
         do {

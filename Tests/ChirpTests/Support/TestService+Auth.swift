@@ -12,7 +12,7 @@ final class TestServiceInstance: @unchecked Sendable {  // immutable after init
     init(
         on database: TestDatabase, over transport: TestClient.Transport, configure: (inout ChirpConfiguration) -> Void = { _ in }
     ) throws {
-        var configuration = ChirpConfiguration.forTests(on: database)
+        var configuration = try ChirpConfiguration.forTests(on: database)
         configure(&configuration)
         service = try ChirpService(configuration: configuration)
         try service.start()

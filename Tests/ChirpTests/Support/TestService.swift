@@ -56,7 +56,7 @@ struct TestUser: Sendable {
 extension ChirpConfiguration {
     /// What `TestService` runs with: the same secret, an ephemeral port, address budgets (sign-in
     /// and search) out of the way (every test client comes from 127.0.0.1), and the cheapest password hashing.
-    static func forTests(on database: TestDatabase) -> ChirpConfiguration {
+    static func forTests(on database: TestDatabase) throws -> ChirpConfiguration {
         var http = HTTPServerConfiguration(host: "127.0.0.1", port: 0)
         http.perIPConnectionLimit = 0
         // A kept-alive connection that the server times out just as the client reuses it ends
@@ -67,7 +67,7 @@ extension ChirpConfiguration {
         http.connectionTimeout = .seconds(120)
         http.requestTimeout = .seconds(120)
         var configuration = ChirpConfiguration(
-            database: database.service, pool: .init(maxConnections: 8, leaseTimeout: .seconds(5)),
+            database: try database.service, pool: .init(maxConnections: 8, leaseTimeout: .seconds(5)),
             http: http, jwtSecret: TestSecret.bytes, logLevel: .error)
         configuration.rateLimits.signupPerAddress.limit = 100_000
         configuration.rateLimits.loginPerAddress.limit = 100_000
