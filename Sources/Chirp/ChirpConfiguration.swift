@@ -6,6 +6,11 @@ import Postgres
 /// Everything the service needs to run, already validated.
 public struct ChirpConfiguration: Sendable {
     public var database: PostgresConfiguration
+    /// Streaming replicas of `database` that reads tolerating lag may use (`Replicas`).
+    public var replicas: [PostgresConfiguration] = []
+    /// A replica further behind its primary than this is skipped until it catches up.
+    public var replicaMaxLag: Duration = .seconds(1)
+    /// Each server's pool: the primary's and every replica's.
     public var pool: PostgresPoolConfiguration
     public var http: HTTPServerConfiguration
     /// HMAC key for access tokens, at least 32 bytes.

@@ -16,6 +16,7 @@ public final class ChirpService: Sendable {
     private let eventLoops: [EventLoop]
     let housekeeping: Housekeeping
     let exploreRefresher: ExploreRefresher
+    let replicas: Replicas?
 
     public init(configuration: ChirpConfiguration) throws {
         self.configuration = configuration
@@ -23,6 +24,9 @@ public final class ChirpService: Sendable {
         eventLoops = try (0..<max(1, configuration.http.eventLoops)).map { _ in try EventLoop(name: "chirp") }
         pool = try PostgresPool(configuration: configuration.database, pool: configuration.pool, eventLoop: eventLoops[0])
         metrics = Metrics()
+        replicas = configuration.replicas.isEmpty ? nil : try Replicas(
+            configuration.replicas, primary: pool, pool: configuration.pool, maxLag: configuration.replicaMaxLag,
+            loop: eventLoops[0], logger: logger)
         router = Router(logger: logger)
         let hasher = PasswordHasher(parameters: configuration.passwordHashing)
         metrics.registerGauge("password_hashes_total", help: "Argon2id hashes and verifications performed.") {
@@ -31,12 +35,12 @@ public final class ChirpService: Sendable {
         let tokens = AccessTokens(secret: configuration.jwtSecret)
         let authenticator = Authenticator(tokens: tokens)
         let services = Services(
-            pool: pool, authenticator: authenticator, cursors: CursorCodec(secret: configuration.jwtSecret),
-            etags: ETags(secret: configuration.jwtSecret))
+            pool: pool, replicas: replicas, authenticator: authenticator, cursors: CursorCodec(secret: configuration.jwtSecret),
+            etags: ETags(secret: configuration.jwtSecret), metrics: metrics)
         let idempotency = Idempotency(
             pool: pool, fingerprintKey: HMACKey(HMAC.subkey(of: configuration.jwtSecret, for: "chirp idempotency fingerprints v1")))
         Routes(
-            ops: OpsRoutes(pool: pool, metrics: metrics),
+            ops: OpsRoutes(pool: pool, replicas: replicas, metrics: metrics),
             openAPI: OpenAPIRoute(path: configuration.openAPIPath, logger: logger),
             auth: AuthRoutes(
                 pool: pool, hasher: hasher, tokens: tokens, authenticator: authenticator, idempotency: idempotency,
@@ -72,6 +76,7 @@ public final class ChirpService: Sendable {
         try server.start()
         housekeeping.start()
         exploreRefresher.start()
+        replicas?.start()
     }
 
     /// Stops accepting, lets in-flight requests finish within the grace period, then closes
@@ -80,6 +85,7 @@ public final class ChirpService: Sendable {
         server.shutdown()
         housekeeping.stop()
         exploreRefresher.stop()
+        replicas?.stop()
         pool.close()
         eventLoops.forEach { $0.stop() }
         logger.info("stopped")

@@ -70,6 +70,29 @@ struct Environment {
         return configuration
     }
 
+    /// `DATABASE_REPLICA_URLS`: streaming replicas' URLs, comma-separated (a comma inside a
+    /// URL, between the hosts of a multi-host URL, stays with it).
+    func replicaDatabases(allowingBypass: Bool) throws -> [PostgresConfiguration] {
+        guard let list = string("DATABASE_REPLICA_URLS") else { return [] }
+        var urls: [String] = []
+        for piece in list.split(separator: ",").map({ $0.trimmingCharacters(in: .whitespaces) }) where !piece.isEmpty {
+            if piece.hasPrefix("postgres://") || piece.hasPrefix("postgresql://") || urls.isEmpty {
+                urls.append(piece)
+            } else {
+                urls[urls.count - 1] += "," + piece
+            }
+        }
+        return try urls.map { url in
+            do {
+                var configuration = try PostgresConfiguration(url: url)
+                configuration.allowsRowSecurityBypass = allowingBypass
+                return configuration
+            } catch let error as PostgresError {
+                throw Invalid(description: "DATABASE_REPLICA_URLS holds an unusable connection string: \(error.message)")
+            }
+        }
+    }
+
     /// The URL migrations and seeding connect with: an owner of the database, which the
     /// service's own login role is not (a superuser is welcome here).
     func migrationDatabase() throws -> PostgresConfiguration {
@@ -123,6 +146,9 @@ struct Environment {
             database: try serviceDatabase(), pool: pool, http: http,
             jwtSecret: Array(secret.utf8), logLevel: try logLevel())
         configuration.openAPIPath = string("OPENAPI_PATH") ?? configuration.openAPIPath
+        configuration.replicas = try replicaDatabases(allowingBypass: configuration.database.allowsRowSecurityBypass)
+        configuration.replicaMaxLag = .milliseconds(try integer(
+            "DATABASE_REPLICA_MAX_LAG_MS", default: Int(configuration.replicaMaxLag / .milliseconds(1)), in: 1...3_600_000))
         var limits = configuration.rateLimits
         limits.signupPerAddress.limit = try integer("RATE_LIMIT_SIGNUPS_PER_ADDRESS", default: limits.signupPerAddress.limit, in: 1...1_000_000)
         limits.loginPerAddress.limit = try integer("RATE_LIMIT_LOGINS_PER_ADDRESS", default: limits.loginPerAddress.limit, in: 1...1_000_000)

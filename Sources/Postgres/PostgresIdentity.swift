@@ -5,6 +5,10 @@
 public struct PostgresIdentity: Sendable, Hashable {
     public var role: String
     public var settings: [Setting]
+    /// Functions called right after the identity is applied, in a statement of their own
+    /// (its names are resolved as the request role): a check that fails the transaction
+    /// before any of its statements runs.
+    public var checks: [Check] = []
 
     public struct Setting: Sendable, Hashable {
         public var name: String
@@ -12,6 +16,16 @@ public struct PostgresIdentity: Sendable, Hashable {
         public init(_ name: String, _ value: String) {
             self.name = name
             self.value = value
+        }
+    }
+
+    /// `function(argument)`, the argument bound; the function is the program's own name.
+    public struct Check: Sendable, Hashable {
+        public var function: String
+        public var argument: String?
+        public init(function: String, argument: String?) {
+            self.function = function
+            self.argument = argument
         }
     }
 
@@ -23,8 +37,35 @@ public struct PostgresIdentity: Sendable, Hashable {
     /// This identity with `extra` settings too: settings a transaction needs (a timeout, a
     /// plan cache mode) travel in the identity's statement rather than a statement of their own.
     public func adding(_ extra: [Setting]) -> PostgresIdentity {
-        PostgresIdentity(role: role, settings: settings + extra)
+        var identity = self
+        identity.settings += extra
+        return identity
     }
+
+    /// This identity with `check` run before the transaction's statements.
+    public func checking(_ check: Check) -> PostgresIdentity {
+        var identity = self
+        identity.checks.append(check)
+        return identity
+    }
+
+    /// What a transaction runs before its statements: the identity's statement, then the
+    /// checks' (one statement for all of them, as the request role: the login role may not
+    /// even see the schema a check lives in).
+    var prologue: [PostgresQuery] {
+        guard !checks.isEmpty else { return [statement] }
+        var sql = PostgresQuery.StringInterpolation(literalCapacity: 8 + checks.count * 32, interpolationCount: checks.count)
+        sql.appendLiteral("select ")
+        for (index, check) in checks.enumerated() {
+            sql.appendLiteral("\(index == 0 ? "" : ", ")\(check.function)(")
+            sql.appendInterpolation(check.argument)
+            sql.appendLiteral(")")
+        }
+        return [statement, PostgresQuery(stringInterpolation: sql)]
+    }
+
+    /// How many statements `prologue` holds, without building them.
+    var prologueCount: Int { checks.isEmpty ? 1 : 2 }
 
     /// One statement that applies the identity; every value is a bound parameter.
     var statement: PostgresQuery {

@@ -31,7 +31,7 @@ extension PostgresPool {
             do {
                 let results = try await connection.pipeline(
                     Self.transactionStatements(queries, as: identity, readOnly: readOnly), on: loop)
-                return Array(results.dropFirst(2).prefix(queries.count))
+                return Array(results.dropFirst(1 + identity.prologueCount).prefix(queries.count))
             } catch {
                 await connection.rollBackIfNeeded(on: loop)
                 throw error
@@ -53,7 +53,7 @@ extension PostgresPool {
             defer { release(connection) }
             let transaction = PostgresTransaction(
                 connection: connection, loop: loop,
-                preamble: Array(Self.transactionStatements([], as: identity, readOnly: readOnly).prefix(2)))
+                preamble: Array(Self.transactionStatements([], as: identity, readOnly: readOnly).prefix(1 + identity.prologueCount)))
             defer { transaction.end() }
             do {
                 let value = try await body(transaction)
@@ -107,7 +107,7 @@ extension PostgresPool {
             for index in pending.indices {
                 do {
                     let all = try await connections[index].collect(&pending[index], on: loop)
-                    results.append(contentsOf: all.dropFirst(2).prefix(1))
+                    results.append(contentsOf: all.dropFirst(1 + identity.prologueCount).prefix(1))
                 } catch {
                     if firstError == nil { firstError = error }
                 }
@@ -120,11 +120,12 @@ extension PostgresPool {
         }
     }
 
-    /// `BEGIN`, identity, statements, `COMMIT`: what `execute` sends in one round trip.
+    /// `BEGIN`, the identity's prologue, statements, `COMMIT`: what `execute` sends in one
+    /// round trip.
     package static func transactionStatements(
         _ queries: [PostgresQuery], as identity: PostgresIdentity, readOnly: Bool
     ) -> [PostgresQuery] {
-        [PostgresQuery(sql: readOnly ? "begin read only" : "begin"), identity.statement]
+        [PostgresQuery(sql: readOnly ? "begin read only" : "begin")] + identity.prologue
             + queries + [PostgresQuery(sql: "commit")]
     }
 

@@ -8,27 +8,30 @@ public final class TestDatabase: Sendable {
     /// Superuser connections to this database.
     public let admin: PostgresConfiguration
     public let adminPool: PostgresPool
+    /// The cluster's superuser URL, when not the main test cluster's.
+    let cluster: String?
 
-    private init(name: String) throws {
+    private init(name: String, cluster: String?) throws {
         self.name = name
-        admin = try TestCluster.adminConfiguration(database: name)
-        adminPool = try TestCluster.adminPool(database: name)
+        self.cluster = cluster
+        admin = try TestCluster.adminConfiguration(database: name, cluster: cluster)
+        adminPool = try TestCluster.adminPool(database: name, cluster: cluster)
     }
 
     deinit { adminPool.close() }
 
-    /// An empty database named after `prefix`.
-    public static func empty(prefix: String = "wrapper") async throws -> TestDatabase {
+    /// An empty database named after `prefix`, in the main test cluster or in `cluster`.
+    public static func empty(prefix: String = "wrapper", cluster: String? = nil) async throws -> TestDatabase {
         let name = "\(prefix)_\(UUID().uuidString.prefix(8).lowercased())"
-        let server = try TestCluster.adminPool()
+        let server = try TestCluster.adminPool(cluster: cluster)
         defer { server.close() }
         try await server.withSession { try await $0.unsafeExecuteScript("create database \(name)") }
-        return try TestDatabase(name: name)
+        return try TestDatabase(name: name, cluster: cluster)
     }
 
     /// A database with Chirp's schema: every migration in `sql/migrations`, applied.
-    public static func migrated() async throws -> TestDatabase {
-        let database = try await empty(prefix: "chirp")
+    public static func migrated(cluster: String? = nil) async throws -> TestDatabase {
+        let database = try await empty(prefix: "chirp", cluster: cluster)
         let migrations = try PostgresMigration.load(from: TestCluster.repository.appendingPathComponent("sql/migrations"))
         try await database.adminPool.withSession { try await PostgresMigrator().migrate(migrations, in: $0) }
         return database
@@ -42,7 +45,8 @@ public final class TestDatabase: Sendable {
             service.set("user", "chirp_service")
             service.allowsRowSecurityBypass = false
             service.set("application_name", "chirp-service-tests")
-            return TestCluster.serviceGoesThroughPooler ? try TestCluster.throughPooler(service) : service
+            // The pooler stands in front of the main cluster only.
+            return TestCluster.serviceGoesThroughPooler && cluster == nil ? try TestCluster.throughPooler(service) : service
         }
     }
 

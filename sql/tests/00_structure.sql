@@ -11,7 +11,7 @@ select is(
         order by 1),
   array['comments', 'credentials', 'explore_ranks', 'explore_snapshots', 'follows',
         'home_timeline', 'home_timeline_pulled', 'idempotency_keys', 'likes', 'posts',
-        'rate_limit_hits', 'refresh_tokens', 'users'],
+        'rate_limit_hits', 'refresh_tokens', 'users', 'write_marks'],
   'public holds exactly the Chirp tables');
 
 select is_empty($$
@@ -119,7 +119,8 @@ $$, array[
   'chirp_user update idempotency_keys (created_at, request_hash, response_body, status_code)',
   'chirp_user select likes', 'chirp_user insert likes (post_id, user_id)', 'chirp_user delete likes',
   'chirp_user select posts', 'chirp_user insert posts (author_id, body)', 'chirp_user delete posts',
-  'chirp_user select users', 'chirp_user update users (bio, display_name)'
+  'chirp_user select users', 'chirp_user update users (bio, display_name)',
+  'chirp_user select write_marks'
 ], 'the login and request roles hold exactly the table privileges the service uses');
 
 select set_eq($$
@@ -134,7 +135,7 @@ $$, array[
   'chirp_user app.expired_before(regclass)', 'chirp_user app.explore_snapshot(integer,integer)',
   'chirp_user app.planned_rows(text,text[])', 'chirp_user app.user_id()',
   'chirp_user app.hour_number(timestamp with time zone)', 'chirp_user app.day_number(timestamp with time zone)',
-  'chirp_user app.posts_matching_newest(tsquery,integer)'
+  'chirp_user app.posts_matching_newest(tsquery,integer)', 'chirp_user app.require_visible(xid8)'
 ], 'the login and request roles may call exactly the functions the service calls');
 
 -- The counter and timeline triggers update as chirp_owner, whose update
@@ -148,8 +149,8 @@ select set_eq($$
   where p.schemaname = 'public' and p.cmd in ('UPDATE', 'ALL') and 'chirp_owner' = any (p.roles)
     and has_column_privilege('chirp_owner', c.oid, a.attnum, 'update')
 $$, array['comments.reply_count', 'follows.timeline_from', 'posts.comment_count', 'posts.like_count',
-          'users.follower_count', 'users.following_count', 'users.post_count'],
-  'where a policy lets chirp_owner update rows, it may change only counters and timeline_from');
+          'users.follower_count', 'users.following_count', 'users.post_count', 'write_marks.xid'],
+  'where a policy lets chirp_owner update rows, it may change only counters, timeline_from and write marks');
 
 select is_empty($$
   select r.rolname || ' on ' || t.relname

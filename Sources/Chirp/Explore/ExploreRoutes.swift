@@ -14,9 +14,14 @@ struct ExploreRoutes: Sendable {
         let limit = try PageSize.parse(request)
         let cursor = try request.query["cursor"].map { try ExploreCursor.decode($0, with: services.cursors) }
         let page = cursor.map { ExploreQueries.laterPage(after: $0, limit: limit + 1) } ?? ExploreQueries.firstPage(limit: limit + 1)
+        let identity = services.identity(for: viewer)
         let (snapshotExists, ranked) = try await database {
-            // Not read-only: the first page may have to rank a fresh snapshot.
-            try await services.pool.execute(as: services.identity(for: viewer), page.snapshotExists, page.posts)
+            // The first page may have to rank a fresh snapshot: a write, on the primary.
+            guard cursor != nil else { return try await services.pool.execute(as: identity, page.snapshotExists, page.posts) }
+            let read = try await services.read(as: identity, for: viewer, page.snapshotExists, page.posts)
+            // A snapshot ranked moments ago may not have reached the replica yet.
+            if read.0 || services.replicas == nil { return read }
+            return try await services.pool.execute(as: identity, readOnly: true, page.snapshotExists, page.posts)
         }
         guard snapshotExists else { throw CursorCodec.invalid }  // the snapshot expired
         let (items, hasMore) = ranked.page(limit: limit)

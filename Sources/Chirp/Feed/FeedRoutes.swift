@@ -10,7 +10,7 @@ struct FeedRoutes: Sendable {
         let viewer = try services.authenticator.viewer(of: request)
         let page = try TimelineRequest(request, source: .global, cursors: services.cursors)
         let posts = try await database {
-            try await services.pool.execute(as: services.identity(for: viewer), readOnly: true, page.statement(for: .global))
+            try await services.read(as: services.identity(for: viewer), for: viewer, page.statement(for: .global))
         }
         return respond(to: request, with: posts, of: .global, page: page)
     }
@@ -20,8 +20,7 @@ struct FeedRoutes: Sendable {
         let source = TimelineSource.home(viewer: viewer)
         let page = try TimelineRequest(request, source: source, cursors: services.cursors)
         let posts = try await database {
-            try await services.pool.execute(
-                as: .user(viewer).adding(TimelineQueries.homeSettings), readOnly: true, page.statement(for: source))
+            try await services.read(as: .user(viewer).adding(TimelineQueries.homeSettings), for: viewer, page.statement(for: source))
         }
         return respond(to: request, with: posts, of: source, page: page)
     }
@@ -33,9 +32,8 @@ struct FeedRoutes: Sendable {
         let source = TimelineSource.author(username: username)
         let page = try TimelineRequest(request, source: source, cursors: services.cursors)
         let (posts, authorExists) = try await database {
-            try await services.pool.execute(
-                as: services.identity(for: viewer), readOnly: true,
-                page.statement(for: source), ProfileQueries.exists(username: username))
+            try await services.read(
+                as: services.identity(for: viewer), for: viewer, page.statement(for: source), ProfileQueries.exists(username: username))
         }
         guard authorExists else { throw HTTPError.notFound(detail: "no such user") }
         return respond(to: request, with: posts, of: source, page: page)

@@ -7,11 +7,12 @@ struct OpsRoutes: Sendable {
     let pool: PostgresPool
     let metrics: Metrics
 
-    /// Registers the pool's gauges with the metrics this group serves.
-    init(pool: PostgresPool, metrics: Metrics) {
+    /// Registers the pools' and the replicas' gauges with the metrics this group serves.
+    init(pool: PostgresPool, replicas: Replicas?, metrics: Metrics) {
         self.pool = pool
         self.metrics = metrics
         PoolMetrics.register(pool, on: metrics)
+        if let replicas { ReplicaMetrics.register(replicas, on: metrics) }
     }
 
     func health(_ request: HTTPRequest) async throws -> HTTPResponse {
@@ -49,6 +50,23 @@ enum PoolMetrics {
         }
         metrics.registerGauge("db_pool_lease_timeouts", help: "Leases that timed out (answered 503).") {
             Double(pool.statistics.leaseTimeouts)
+        }
+    }
+}
+
+/// Each replica's fitness and lag on `/metrics`.
+enum ReplicaMetrics {
+    static func register(_ replicas: Replicas, on metrics: Metrics) {
+        for member in replicas.members {
+            metrics.registerGauge("db_replica_fit", help: "1 while reads may go to the replica.", labels: ["replica": member.name]) {
+                replicas.report()[member.index].fit ? 1 : 0
+            }
+            metrics.registerGauge(
+                "db_replica_lag_seconds", help: "How far the replica trailed the primary at its last probe (-1: unknown).",
+                labels: ["replica": member.name]
+            ) {
+                replicas.report()[member.index].lag.map { Double($0.components.seconds) + Double($0.components.attoseconds) / 1e18 } ?? -1
+            }
         }
     }
 }

@@ -23,8 +23,8 @@ extension Services {
         let parent = try request.uuidParameter("id")
         let page = try KeysetRequest(request, scope: "\(list.parents)/\(parent.lowercasedString)/\(list.list)", cursors: cursors)
         let (items, parentExists) = try await database {
-            try await pool.execute(
-                as: identity(for: viewer), readOnly: true,
+            try await read(
+                as: identity(for: viewer), for: viewer,
                 list.page(parent, page.after ?? list.start, page.fetchLimit), list.parentExists(parent))
         }
         guard parentExists else { throw HTTPError.notFound(detail: list.missingParent) }

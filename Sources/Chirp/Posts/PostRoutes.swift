@@ -21,7 +21,7 @@ struct PostRoutes: Sendable {
         let viewer = try services.authenticator.viewer(of: request)
         let id = try request.uuidParameter("id")
         let post = try await database {
-            try await services.pool.execute(as: services.identity(for: viewer), readOnly: true, PostQueries.post(id))
+            try await services.read(as: services.identity(for: viewer), for: viewer, PostQueries.post(id))
         }
         guard let post else { throw HTTPError.notFound(detail: "no such post") }
         return .json(200, post)

@@ -17,8 +17,8 @@ struct ProfileRoutes: Sendable {
         // which may take the loop's core for a moment, and the quick profile read sent second
         // still finishes before the page does.
         let (posts, profile) = try await database {
-            try await services.pool.executeConcurrently(
-                as: services.identity(for: viewer),
+            try await services.readConcurrently(
+                as: services.identity(for: viewer), for: viewer,
                 TimelineQueries.page(of: source, below: .top, above: .bottom, limit: page.limit + 1),
                 ProfileQueries.profile(username: username))
         }
@@ -30,7 +30,7 @@ struct ProfileRoutes: Sendable {
     func me(_ request: HTTPRequest) async throws -> HTTPResponse {
         let viewer = try services.authenticator.requireViewer(of: request)
         let profile = try await database {
-            try await services.pool.execute(as: .user(viewer), readOnly: true, ProfileQueries.profile(of: viewer))
+            try await services.read(as: .user(viewer), for: viewer, ProfileQueries.profile(of: viewer))
         }
         guard let profile else { throw HTTPError.unauthorized(detail: "the account no longer exists") }
         return .json(200, profile)

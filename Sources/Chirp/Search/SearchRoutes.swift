@@ -25,8 +25,8 @@ struct SearchRoutes: Sendable {
             let page = try OffsetPage(request)
             let known = estimates.estimate(of: term.text)
             let found = try await database {
-                try await services.pool.execute(
-                    as: identity(for: viewer), readOnly: true,
+                try await services.read(
+                    as: identity(for: viewer), for: viewer,
                     SearchQueries.posts(matching: term, order: order, page: page, commonFrom: limits.commonFrom, estimate: known))
             }
             if known == nil { estimates.remember(found.estimate, of: term.text) }
@@ -40,8 +40,8 @@ struct SearchRoutes: Sendable {
             let term = try SearchTerm(request)
             let page = try OffsetPage(request)
             let (profiles, total) = try await database {
-                try await services.pool.execute(
-                    as: identity(for: viewer), readOnly: true,
+                try await services.read(
+                    as: identity(for: viewer), for: viewer,
                     SearchQueries.users(matching: term, page: page), SearchQueries.userTotal(matching: term))
             }
             return .json(200, SearchResults(items: profiles, page: page, total: total))

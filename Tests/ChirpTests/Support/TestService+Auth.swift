@@ -10,10 +10,10 @@ final class TestServiceInstance: @unchecked Sendable {  // immutable after init
     let client: TestClient
 
     init(
-        on database: TestDatabase, over transport: TestClient.Transport, configure: (inout ChirpConfiguration) -> Void = { _ in }
+        on database: TestDatabase, over transport: TestClient.Transport, configure: (inout ChirpConfiguration) throws -> Void = { _ in }
     ) throws {
         var configuration = try ChirpConfiguration.forTests(on: database)
-        configure(&configuration)
+        try configure(&configuration)
         service = try ChirpService(configuration: configuration)
         try service.start()
         client = TestClient(transport, to: service)

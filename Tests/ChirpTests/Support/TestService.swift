@@ -13,14 +13,21 @@ final class TestService: @unchecked Sendable {  // immutable after init
     var service: ChirpService { instance.service }
     var client: TestClient { instance.client }
 
-    private init(database: TestDatabase, over transport: TestClient.Transport, configure: (inout ChirpConfiguration) -> Void) throws {
+    private init(database: TestDatabase, over transport: TestClient.Transport, configure: (inout ChirpConfiguration) throws -> Void) throws {
         self.database = database
         instance = try TestServiceInstance(on: database, over: transport, configure: configure)
     }
 
+    /// Starts one over `database`, reached over `transport`.
+    static func started(
+        on database: TestDatabase, over transport: TestClient.Transport, configure: (inout ChirpConfiguration) throws -> Void = { _ in }
+    ) throws -> TestService {
+        try TestService(database: database, over: transport, configure: configure)
+    }
+
     /// Starts one over a freshly migrated database, reached over `transport`.
     static func started(
-        over transport: TestClient.Transport, configure: (inout ChirpConfiguration) -> Void = { _ in }
+        over transport: TestClient.Transport, configure: (inout ChirpConfiguration) throws -> Void = { _ in }
     ) async throws -> TestService {
         try TestService(database: try await TestDatabase.migrated(), over: transport, configure: configure)
     }
