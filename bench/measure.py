@@ -231,8 +231,10 @@ def rss_mib(pid):
     with open("/proc/%d/status" % pid) as handle:
         return int(re.search(r"VmRSS:\s+(\d+) kB", handle.read()).group(1)) / 1024
 
-# What a run rewrites: changing them does not change what is measured.
-RUN_OUTPUTS = ("docs/benchmarks.json", "docs/BENCHMARKS.md")
+# What a run rewrites: changing them does not change what is measured (one growth run's
+# output, in particular, is no change to the build the next size's run measures).
+RUN_OUTPUTS = ("docs/benchmarks.json", "docs/BENCHMARKS.md", "docs/benchmarks/growth-100k.json",
+               "docs/benchmarks/growth-1m.json", "docs/benchmarks/growth-3m.json", "docs/benchmarks/hops.json")
 
 def checked_out_commit():
     """The commit the measured build comes from, and whether the working tree differs from it
