@@ -28,6 +28,26 @@ RUN --mount=type=cache,target=/build/.build \
     swift build -c release --product chirp --static-swift-stdlib \
     && install -D -m 0755 "$(swift build -c release --show-bin-path)/chirp" /staging/chirp
 
+# Debian's PgBouncer and HAProxy, for docker-compose.yml's `scale` profile (the shape
+# scripts/cluster runs from the same packages). Each starts from a configuration the compose
+# file writes at start-up.
+FROM debian:bookworm-slim AS pgbouncer
+RUN export DEBIAN_FRONTEND=noninteractive \
+    && apt-get update -q \
+    && apt-get install -y -q --no-install-recommends pgbouncer \
+    && rm -rf /var/lib/apt/lists/*
+USER postgres
+EXPOSE 6432
+
+FROM debian:bookworm-slim AS haproxy
+RUN export DEBIAN_FRONTEND=noninteractive \
+    && apt-get update -q \
+    && apt-get install -y -q --no-install-recommends haproxy \
+    && rm -rf /var/lib/apt/lists/*
+USER haproxy
+EXPOSE 8080
+
+# The image `docker build .` makes: the last stage.
 FROM debian:bookworm-slim AS runtime
 RUN export DEBIAN_FRONTEND=noninteractive \
     && apt-get update -q \

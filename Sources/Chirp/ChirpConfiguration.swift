@@ -10,6 +10,9 @@ public struct ChirpConfiguration: Sendable {
     public var replicas: [PostgresConfiguration] = []
     /// A replica further behind its primary than this is skipped until it catches up.
     public var replicaMaxLag: Duration = .seconds(1)
+    /// On SIGTERM, how long `/readyz` answers 503 before the server stops accepting: long
+    /// enough for a load balancer's health checks to take the instance out (zero without one).
+    public var shutdownDelay: Duration = .zero
     /// Each server's pool: the primary's and every replica's.
     public var pool: PostgresPoolConfiguration
     public var http: HTTPServerConfiguration

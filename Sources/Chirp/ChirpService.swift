@@ -17,6 +17,7 @@ public final class ChirpService: Sendable {
     let housekeeping: Housekeeping
     let exploreRefresher: ExploreRefresher
     let replicas: Replicas?
+    private let readiness = Readiness()
 
     public init(configuration: ChirpConfiguration) throws {
         self.configuration = configuration
@@ -40,7 +41,7 @@ public final class ChirpService: Sendable {
         let idempotency = Idempotency(
             pool: pool, fingerprintKey: HMACKey(HMAC.subkey(of: configuration.jwtSecret, for: "chirp idempotency fingerprints v1")))
         Routes(
-            ops: OpsRoutes(pool: pool, replicas: replicas, metrics: metrics),
+            ops: OpsRoutes(pool: pool, replicas: replicas, readiness: readiness, metrics: metrics),
             openAPI: OpenAPIRoute(path: configuration.openAPIPath, logger: logger),
             auth: AuthRoutes(
                 pool: pool, hasher: hasher, tokens: tokens, authenticator: authenticator, idempotency: idempotency,
@@ -79,9 +80,18 @@ public final class ChirpService: Sendable {
         replicas?.start()
     }
 
+    /// Answers `/readyz` with 503 from now on, while serving every request as before: a load
+    /// balancer checking it stops sending new connections here before `shutdown` stops
+    /// accepting them.
+    public func stopBeingReady() {
+        readiness.withdraw()
+        logger.info("not ready: shutting down")
+    }
+
     /// Stops accepting, lets in-flight requests finish within the grace period, then closes
     /// the pool. Every acknowledged write has committed before its response was sent.
     public func shutdown() {
+        readiness.withdraw()
         server.shutdown()
         housekeeping.stop()
         exploreRefresher.stop()

@@ -50,6 +50,14 @@ enum Command: String, CaseIterable {
         var received: Int32 = 0
         sigwait(&signals, &received)
         service.logger.info("shutting down", ["signal": .int(Int(received))])
+        // Serve on while the load balancer notices /readyz failing, then drain.
+        if service.configuration.shutdownDelay > .zero {
+            service.stopBeingReady()
+            let (seconds, attoseconds) = service.configuration.shutdownDelay.components
+            var delay = timespec(tv_sec: Int(seconds), tv_nsec: Int(attoseconds / 1_000_000_000))
+            var left = timespec()
+            while nanosleep(&delay, &left) != 0 && errno == EINTR { delay = left }
+        }
         service.shutdown()
     }
 

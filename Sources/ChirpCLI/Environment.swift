@@ -147,6 +147,7 @@ struct Environment {
             jwtSecret: Array(secret.utf8), logLevel: try logLevel())
         configuration.openAPIPath = string("OPENAPI_PATH") ?? configuration.openAPIPath
         configuration.replicas = try replicaDatabases(allowingBypass: configuration.database.allowsRowSecurityBypass)
+        configuration.shutdownDelay = .milliseconds(try integer("SHUTDOWN_DELAY_MS", default: 0, in: 0...600_000))
         configuration.replicaMaxLag = .milliseconds(try integer(
             "DATABASE_REPLICA_MAX_LAG_MS", default: Int(configuration.replicaMaxLag / .milliseconds(1)), in: 1...3_600_000))
         var limits = configuration.rateLimits

@@ -81,43 +81,44 @@ extension PostgresPool {
         let results = try await retrying(readOnly: true) { checkingIdle in
             let connections = try await lease(count: 2, on: loop, checkingIdle: checkingIdle)
             defer { connections.forEach(release) }
-            return try await connections[0].exclusively {
-                try await connections[1].exclusively {
-                    try await Self.sendAndCollect(batches, on: connections, as: identity, loop: loop)
+            do {
+                return try await connections[0].exclusively {
+                    try await connections[1].exclusively {
+                        try await Self.sendAndCollect(batches, on: connections, as: identity, loop: loop)
+                    }
                 }
+            } catch {
+                // Outside `exclusively`: rolling back is a round trip of its own on each.
+                for connection in connections { await connection.rollBackIfNeeded(on: loop) }
+                throw error
             }
         }
         return (try first.read(results[0]), try second.read(results[1]))
     }
 
     /// Sends each batch as a read-only transaction on its connection, then collects them all:
-    /// the first statement's result of each.
+    /// the first statement's result of each. On failure the caller rolls back.
     private static func sendAndCollect(
         _ batches: [[PostgresQuery]], on connections: [PostgresConnection], as identity: PostgresIdentity, loop: EventLoop
     ) async throws -> [PostgresResult] {
-        do {
-            var pending: [PendingPipeline] = []
-            for (connection, queries) in zip(connections, batches) {
-                pending.append(try await connection.send(
-                    transactionStatements(queries, as: identity, readOnly: true), on: loop))
-            }
-            var results: [PostgresResult] = []
-            var firstError: (any Error)?
-            // Drain every one even if one fails, so no connection is left mid-pipeline.
-            for index in pending.indices {
-                do {
-                    let all = try await connections[index].collect(&pending[index], on: loop)
-                    results.append(contentsOf: all.dropFirst(1 + identity.prologueCount).prefix(1))
-                } catch {
-                    if firstError == nil { firstError = error }
-                }
-            }
-            if let firstError { throw firstError }
-            return results
-        } catch {
-            for connection in connections { await connection.rollBackIfNeeded(on: loop) }
-            throw error
+        var pending: [PendingPipeline] = []
+        for (connection, queries) in zip(connections, batches) {
+            pending.append(try await connection.send(
+                transactionStatements(queries, as: identity, readOnly: true), on: loop))
         }
+        var results: [PostgresResult] = []
+        var firstError: (any Error)?
+        // Drain every one even if one fails, so no connection is left mid-pipeline.
+        for index in pending.indices {
+            do {
+                let all = try await connections[index].collect(&pending[index], on: loop)
+                results.append(contentsOf: all.dropFirst(1 + identity.prologueCount).prefix(1))
+            } catch {
+                if firstError == nil { firstError = error }
+            }
+        }
+        if let firstError { throw firstError }
+        return results
     }
 
     /// `BEGIN`, the identity's prologue, statements, `COMMIT`: what `execute` sends in one

@@ -20,6 +20,19 @@ import Testing
     }
 
     /// Left to its default, the pool is three connections per core, at most 32 (README).
+    /// Shutting down behind a load balancer: `/readyz` fails first, so the balancer stops
+    /// sending new connections, while every other request is still served.
+    @Test func anInstanceThatStopsBeingReadyStillServes() async throws {
+        let app = try await TestService.started(over: .router)
+        #expect(try await app.client.get("/readyz").status == 200)
+        app.service.stopBeingReady()
+        let readiness = try await app.client.get("/readyz")
+        #expect(readiness.status == 503)
+        #expect(readiness.json["detail"].string == "this instance is shutting down")
+        #expect(try await app.client.get("/v1/posts").status == 200)
+        #expect(try await app.client.get("/healthz").status == 200)
+    }
+
     @Test func theDefaultPoolIsThreePerCore() async throws {
         let app = try await TestService.started(over: .router) { $0.pool = .init(leaseTimeout: .seconds(5)) }
         let metrics = try await app.client.get("/metrics")

@@ -54,7 +54,8 @@ import Testing
         let (alice, bob) = try await app.signUp("alice", "bob")
         let post = try await app.createPost("on the primary", by: alice)
         let before = try await replicaReads(on: app.client)
-        // Bob has not written: his reads, like anonymous ones, may go to the replica at once.
+        // Bob has written nothing since signing up: once the replica has his account, his reads go
+        // there, like anonymous ones.
         #expect(try await eventually {
             try await app.client.get("/v1/posts/\(post)", token: bob.accessToken).status == 200
         }, "the post reaches the replica")
@@ -79,8 +80,9 @@ import Testing
         let second = try TestServiceInstance(on: first.database, over: .socket, configure: delayed)
         #expect(try await eventually { try await replicaIsFit(on: second.client) })
         let (alice, bob) = try await first.signUp("alice", "bob")
-        // Both exist on the replica before the writes below.
-        #expect(try await eventually { try await second.client.get("/v1/users/\(alice.username)", token: bob.accessToken).status == 200 })
+        // Both sign-ups replayed (an anonymous read goes to the replica, and Bob signed up last):
+        // from then on Bob, who writes nothing below, reads the replica.
+        #expect(try await eventually { try await second.client.get("/v1/users/\(bob.username)").status == 200 })
 
         let post = try await first.createPost("seen at once by its author", by: alice)
         let behindBefore = try await metric("db_replica_behind_total", on: second.client)
@@ -93,7 +95,7 @@ import Testing
         #expect(try await metric("db_replica_behind_total", on: second.client) > behindBefore,
                 "the replica had not replayed the writes: the primary answered")
 
-        // Bob has written nothing: he reads the replica, and sees the post once it is replayed.
+        // Bob has written nothing since: he reads the replica, and sees the post once it is replayed.
         let replicaBefore = try await replicaReads(on: second.client)
         #expect(try await eventually { try await second.client.get("/v1/posts/\(post)", token: bob.accessToken).status == 200 })
         #expect(try await replicaReads(on: second.client) > replicaBefore)

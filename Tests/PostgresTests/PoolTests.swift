@@ -236,6 +236,21 @@ import Testing
         #expect(pool.statistics.connectionsOpened == 1)
     }
 
+    /// One of two reads at once fails: the error reaches the caller, both connections are rolled
+    /// back (each in a round trip of its own, after the two are no longer in use) and serve again.
+    @Test func aFailedReadOfTwoAtOnceLeavesBothConnectionsUsable() async throws {
+        let pool = try TestCluster.adminPool(.init(maxConnections: 2))
+        defer { pool.close() }
+        await #expect(throws: PostgresError.self) {
+            try await pool.executeConcurrently(
+                as: owner, PostgresQuery("select 1").value(Int.self), PostgresQuery("select 1 / \(0)::int").value(Int.self))
+        }
+        let (first, second) = try await pool.executeConcurrently(
+            as: owner, PostgresQuery("select 1").value(Int.self), PostgresQuery("select 2").value(Int.self))
+        #expect(first == 1 && second == 2)
+        #expect(pool.statistics.idle == 2)
+    }
+
     /// A pool of one connection that waits on a loop of its own, so the test can look at that loop.
     private func poolOfOneOnItsOwnLoop() throws -> (PostgresPool, EventLoop) {
         let loop = try EventLoop()

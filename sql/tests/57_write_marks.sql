@@ -3,7 +3,7 @@
 -- by requiring it visible. Fixtures: alice ...0a, bob ...0b.
 begin;
 \ir support/helpers.sql
-select plan(9);
+select plan(11);
 
 select pg_temp.add_people('alice', 'bob');
 
@@ -17,7 +17,8 @@ update users set bio = 'hi' where id = '00000000-0000-4000-a000-00000000000a';
 select is((select count(*)::int from write_marks), 1, 'a user has one mark, moved in place');
 
 select pg_temp.act_as('chirp_user', '00000000-0000-4000-a000-00000000000b');
-select is_empty('select * from write_marks', 'a user does not see another''s mark, even one their row''s counters caused');
+select is(array(select user_id::text from write_marks), array['00000000-0000-4000-a000-00000000000b'],
+  'a user sees only their own mark, not one their row''s counters helped write');
 select throws_ok(
   $$insert into write_marks (user_id, xid) values ('00000000-0000-4000-a000-00000000000b', '3')$$,
   '42501', null, 'a user cannot write a mark directly');
@@ -27,7 +28,15 @@ select throws_ok('select * from write_marks', '42501', null, 'an anonymous reque
 reset role;
 select set_config('app.user_id', '', true);
 insert into posts (author_id, body) values ('00000000-0000-4000-a000-00000000000b', 'seeded');
-select is((select count(*)::int from write_marks), 1, 'a write without a user marks nothing');
+select is((select count(*)::int from write_marks), 2, 'a write without a user marks nothing (the two are the sign-ups'')');
+
+-- A sign-up marks the new account (0017), and only it.
+select pg_temp.act_as('chirp_auth');
+insert into users (username) values ('carol');
+reset role;
+select is((select m.xid from write_marks m join users u on u.id = m.user_id where u.username = 'carol'), pg_current_xact_id(),
+  'a sign-up records its transaction as the new account''s mark');
+select is((select count(*)::int from write_marks), 3, 'and no other');
 
 select pg_temp.act_as('chirp_user', '00000000-0000-4000-a000-00000000000b');
 select lives_ok($$select app.require_visible('3'), app.require_visible(null)$$,

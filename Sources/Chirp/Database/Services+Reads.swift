@@ -46,7 +46,7 @@ extension Services {
         }
         do {
             let output = try await run(replica.pool, onReplica)
-            metrics.increment("db_reads_total", help: "Read-only requests' transactions, by the server that answered.", labels: ["server": "replica"])
+            metrics.increment("db_reads_total", help: Self.readsHelp, labels: ["server": "replica"])
             return output
         } catch let error as PostgresError where error.sqlState == .replicaBehind {
             metrics.increment("db_replica_behind_total", help: "Reads a replica could not answer yet: the viewer's last write was not replayed there.")
@@ -61,10 +61,12 @@ extension Services {
     ) async throws -> Output {
         let output = try await run(pool, identity)
         if replicas != nil {
-            metrics.increment("db_reads_total", help: "Read-only requests' transactions, by the server that answered.", labels: ["server": "primary"])
+            metrics.increment("db_reads_total", help: Self.readsHelp, labels: ["server": "primary"])
         }
         return output
     }
+
+    private static let readsHelp = "Reads that could go to a replica, by the server that answered."
 
     /// Errors that say nothing about the read, only about the replica: the primary may answer.
     /// A conflict with recovery (replay needed what the query held) is a serialization failure

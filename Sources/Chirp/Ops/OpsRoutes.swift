@@ -5,11 +5,13 @@ import Postgres
 /// Liveness, readiness and metrics (with the pool's gauges), for orchestrators and Prometheus.
 struct OpsRoutes: Sendable {
     let pool: PostgresPool
+    let gate: Readiness
     let metrics: Metrics
 
     /// Registers the pools' and the replicas' gauges with the metrics this group serves.
-    init(pool: PostgresPool, replicas: Replicas?, metrics: Metrics) {
+    init(pool: PostgresPool, replicas: Replicas?, readiness: Readiness, metrics: Metrics) {
         self.pool = pool
+        gate = readiness
         self.metrics = metrics
         PoolMetrics.register(pool, on: metrics)
         if let replicas { ReplicaMetrics.register(replicas, on: metrics) }
@@ -20,6 +22,9 @@ struct OpsRoutes: Sendable {
     }
 
     func readiness(_ request: HTTPRequest) async throws -> HTTPResponse {
+        guard gate.isReady else {
+            throw HTTPError.unavailable(retryAfter: 1, detail: "this instance is shutting down")
+        }
         do {
             try await pool.execute(as: .anonymous, readOnly: true, OpsQueries.ping)
             return .json(200, Array(#"{"status":"ready"}"#.utf8))
