@@ -106,13 +106,7 @@ struct ProxiedAddress: Equatable {
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = port.bigEndian
         withUnsafeMutableBytes(of: &address.sin_addr) { $0.copyBytes(from: bytes.prefix(4)) }
-        storage = sockaddr_storage()
-        withUnsafeMutableBytes(of: &storage) { target in
-            withUnsafeBytes(of: address) { target.copyMemory(from: $0) }
-        }
-        length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        isIPv6 = false
-        text = Self.text(of: &storage)
+        self.init(address, isIPv6: false)
     }
 
     init(ipv6 bytes: [UInt8], port: UInt16) {
@@ -120,12 +114,17 @@ struct ProxiedAddress: Equatable {
         address.sin6_family = sa_family_t(AF_INET6)
         address.sin6_port = port.bigEndian
         withUnsafeMutableBytes(of: &address.sin6_addr) { $0.copyBytes(from: bytes.prefix(16)) }
+        self.init(address, isIPv6: true)
+    }
+
+    /// `address` (a `sockaddr_in` or `sockaddr_in6`) in a `sockaddr_storage`.
+    private init<Address>(_ address: Address, isIPv6: Bool) {
         storage = sockaddr_storage()
         withUnsafeMutableBytes(of: &storage) { target in
             withUnsafeBytes(of: address) { target.copyMemory(from: $0) }
         }
-        length = socklen_t(MemoryLayout<sockaddr_in6>.size)
-        isIPv6 = true
+        length = socklen_t(MemoryLayout<Address>.size)
+        self.isIPv6 = isIPv6
         text = Self.text(of: &storage)
     }
 
