@@ -18,4 +18,11 @@ struct Services: Sendable {
     func identity(for viewer: PostgresUUID?) -> PostgresIdentity {
         viewer.map(PostgresIdentity.user) ?? .anonymous
     }
+
+    /// The identity a signed-in user's writes run as: with replicas, it asks the database to
+    /// record the write's mark (`sql/migrations/0018_write_marks_only_with_replicas.sql`), so
+    /// the writer's next reads find it wherever they go; without, writes skip that cost.
+    func writer(_ viewer: PostgresUUID) -> PostgresIdentity {
+        replicas == nil ? .user(viewer) : .user(viewer).adding([.init("app.read_your_writes", "on")])
+    }
 }

@@ -3,11 +3,17 @@
 -- by requiring it visible. Fixtures: alice ...0a, bob ...0b.
 begin;
 \ir support/helpers.sql
-select plan(11);
+select plan(12);
 
 select pg_temp.add_people('alice', 'bob');
 
+-- Without replicas the service does not ask for marks (0018): a write records none.
+delete from write_marks where user_id = '00000000-0000-4000-a000-00000000000a';
 select pg_temp.act_as('chirp_user', '00000000-0000-4000-a000-00000000000a');
+insert into posts (author_id, body) values ('00000000-0000-4000-a000-00000000000a', 'unmarked');
+select is_empty('select * from write_marks', 'a write records no mark unless app.read_your_writes asks for one');
+
+select set_config('app.read_your_writes', 'on', true);
 insert into posts (author_id, body) values ('00000000-0000-4000-a000-00000000000a', 'hello');
 select is((select xid from write_marks), pg_current_xact_id(),
   'a post records its transaction in the writer''s mark');

@@ -40,7 +40,7 @@ struct CommentRoutes: Sendable {
             }
             return id
         }
-        return try await idempotency.create(request, owner: viewer.lowercasedString, as: .user(viewer)) { transaction in
+        return try await idempotency.create(request, owner: viewer.lowercasedString, as: services.writer(viewer)) { transaction in
             let created: Comment?
             do {
                 created = try await transaction.execute(CommentQueries.create(on: post, parent: parent, by: viewer, body: text))

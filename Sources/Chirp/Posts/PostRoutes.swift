@@ -11,7 +11,7 @@ struct PostRoutes: Sendable {
         let viewer = try services.authenticator.requireViewer(of: request)
         let body = try JSONBody(request, allowed: ["body"])
         let text = try Validation.trimmedText(try body.string("body"), field: "body", maxLength: 500, minLength: 1)
-        return try await idempotency.create(request, owner: viewer.lowercasedString, as: .user(viewer)) { transaction in
+        return try await idempotency.create(request, owner: viewer.lowercasedString, as: services.writer(viewer)) { transaction in
             let post = try await transaction.execute(PostQueries.create(by: viewer, body: text))
             return .json(201, post)
         }

@@ -42,7 +42,7 @@ struct ProfileRoutes: Sendable {
         let displayName = try body.optionalString("displayName").map { try Validation.trimmedText($0, field: "displayName", maxLength: 50) }
         let bio = try body.optionalString("bio").map { try Validation.text($0, field: "bio", maxLength: 300) }
         let profile = try await database {
-            try await services.pool.execute(as: .user(viewer), ProfileQueries.update(displayName: displayName, bio: bio))
+            try await services.pool.execute(as: services.writer(viewer), ProfileQueries.update(displayName: displayName, bio: bio))
         }
         guard let profile else { throw HTTPError.unauthorized(detail: "the account no longer exists") }
         return .json(200, profile)

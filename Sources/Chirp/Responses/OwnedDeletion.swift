@@ -17,7 +17,7 @@ extension Services {
         let viewer = try authenticator.requireViewer(of: request)
         let id = try request.uuidParameter("id")
         let (deleted, stillExists) = try await database {
-            try await pool.execute(as: .user(viewer), row.delete(id), row.exists(id))
+            try await pool.execute(as: writer(viewer), row.delete(id), row.exists(id))
         }
         if deleted == 1 { return .empty(204) }
         if stillExists { throw HTTPError.forbidden(detail: row.notYours) }

@@ -12,7 +12,7 @@ extension Services {
     ) async throws -> Int {
         let (_, counted) = try await database {
             do {
-                return try await pool.execute(as: .user(viewer), write, count)
+                return try await pool.execute(as: writer(viewer), write, count)
             } catch let error as PostgresError {
                 throw refusal(error) ?? error
             }
