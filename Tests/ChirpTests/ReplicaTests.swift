@@ -101,6 +101,32 @@ import Testing
         #expect(try await replicaReads(on: second.client) > replicaBefore)
     }
 
+    /// The delayed replica replays each commit 2 s late: while the primary keeps writing it
+    /// trails by about that much, past a 500 ms bound, and is skipped; once the writes stop it
+    /// catches up and is used again.
+    @Test func aReplicaLaggingPastTheBoundIsSkippedUntilItCatchesUp() async throws {
+        let app = try TestService.started(on: try await Self.database(), over: .socket) {
+            $0.replicas = [try TestCluster.onDelayedReplica($0.database)]
+            $0.replicaMaxLag = .milliseconds(500)
+        }
+        let alice = try await app.signUp("alice")
+        #expect(try await eventually { try await replicaIsFit(on: app.client) }, "fit while the primary is idle")
+        let writing = Task {
+            for index in 0..<60 where !Task.isCancelled {
+                _ = try? await app.createPost("keeping the primary busy \(index)", by: alice)
+                try? await Task.sleep(for: .milliseconds(100))
+            }
+        }
+        defer { writing.cancel() }
+        #expect(try await eventually { try await !replicaIsFit(on: app.client) }, "skipped while it trails by 2 s")
+        let primaryBefore = try await metric("db_reads_total", #"{server="primary"}"#, on: app.client)
+        #expect(try await app.client.get("/v1/posts").status == 200)
+        #expect(try await metric("db_reads_total", #"{server="primary"}"#, on: app.client) == primaryBefore + 1)
+        writing.cancel()
+        _ = await writing.value
+        #expect(try await eventually { try await replicaIsFit(on: app.client) }, "used again once it has caught up")
+    }
+
     @Test func aReplicaThatGoesDownIsSkippedAndUsedAgainWhenBack() async throws {
         let folder = try #require(TestCluster.replicaFolder, "scripts/test sets CHIRP_TEST_REPLICA_FOLDER")
         let port = try #require(TestCluster.onReplica(TestCluster.adminConfiguration(cluster: TestCluster.replicatedURL)).setting("port"))
