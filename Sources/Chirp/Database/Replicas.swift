@@ -120,11 +120,18 @@ final class Replicas: Sendable {
     }
 
     /// A replica fit to read from now, taking turns among them; nil when none is.
+    /// Called for every read: it looks from a turning start for the first fit replica rather
+    /// than collecting the fit ones.
     func pick() -> Replica? {
         let now = ContinuousClock.now
-        let fit = state.withLock { state in members.filter { isFit(state.health[$0.index], now: now) } }
-        guard !fit.isEmpty else { return nil }
-        return fit[rotation.add(1, ordering: .relaxed).newValue % fit.count]
+        let start = Int(UInt(bitPattern: rotation.add(1, ordering: .relaxed).newValue) % UInt(max(members.count, 1)))
+        return state.withLock { state in
+            for offset in members.indices {
+                let replica = members[(start + offset) % members.count]
+                if isFit(state.health[replica.index], now: now) { return replica }
+            }
+            return nil
+        }
     }
 
     /// A read failed on `replica` for want of it (connection lost, pool exhausted): skip it
