@@ -5,6 +5,7 @@ import Darwin
 #endif
 import Dispatch
 import HTTP
+import TestSupport
 import Testing
 
 @Suite struct ShutdownTests {

@@ -4,6 +4,7 @@ import Glibc
 import Darwin
 #endif
 import HTTP
+import TestSupport
 import Observability
 import Synchronization
 

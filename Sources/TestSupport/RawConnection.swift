@@ -6,23 +6,24 @@ import Darwin
 import HTTP
 
 /// A client socket with exact control over the bytes sent, for tests that must misbehave.
-final class RawConnection {
-    struct Failure: Error, CustomStringConvertible {
-        var description: String
+public final class RawConnection {
+    public struct Failure: Error, CustomStringConvertible {
+        public var description: String
+        public init(description: String) { self.description = description }
     }
 
     /// One parsed response.
-    struct Response {
-        var status: Int
-        var headers: HTTPHeaders
-        var body: [UInt8]
-        var text: String { String(decoding: body, as: UTF8.self) }
+    public struct Response {
+        public var status: Int
+        public var headers: HTTPHeaders
+        public var body: [UInt8]
+        public var text: String { String(decoding: body, as: UTF8.self) }
     }
 
     private var fd: Int32
     private var buffer: [UInt8] = []
 
-    init(port: Int) throws {
+    public init(port: Int) throws {
         fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw Failure(description: "socket: \(errno)") }
         var address = sockaddr_in()
@@ -49,11 +50,11 @@ final class RawConnection {
         if fd >= 0 { close(fd) }
     }
 
-    func send(_ text: String) throws {
+    public func send(_ text: String) throws {
         try send(Array(text.utf8))
     }
 
-    func send(_ bytes: [UInt8]) throws {
+    public func send(_ bytes: [UInt8]) throws {
         var offset = 0
         while offset < bytes.count {
             let sent = bytes[offset...].withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
@@ -63,7 +64,7 @@ final class RawConnection {
     }
 
     /// Reads one response. `bodyless` is for answers to HEAD.
-    func readResponse(timeout: Duration = .seconds(3), bodyless: Bool = false) throws -> Response {
+    public func readResponse(timeout: Duration = .seconds(3), bodyless: Bool = false) throws -> Response {
         let deadline = ContinuousClock.now + timeout
         while true {
             if let end = headEnd() {
@@ -93,13 +94,13 @@ final class RawConnection {
     }
 
     /// What happened next: a response, the server closing, or nothing before the timeout.
-    enum Outcome {
+    public enum Outcome {
         case response(Response)
         case closed
         case silent
     }
 
-    func outcome(timeout: Duration) -> Outcome {
+    public func outcome(timeout: Duration) -> Outcome {
         do {
             return .response(try readResponse(timeout: timeout))
         } catch let failure as Failure where failure.description == "timeout" {
@@ -110,7 +111,7 @@ final class RawConnection {
     }
 
     /// True once the server has closed the connection (EOF or reset) before the timeout.
-    func waitForClose(timeout: Duration) -> Bool {
+    public func waitForClose(timeout: Duration) -> Bool {
         let deadline = ContinuousClock.now + timeout
         while true {
             do {
@@ -153,7 +154,7 @@ final class RawConnection {
 }
 
 extension String {
-    func trimmingSpaces() -> String {
+    public func trimmingSpaces() -> String {
         var text = Substring(self)
         while text.first == " " || text.first == "\t" { text.removeFirst() }
         while text.last == " " || text.last == "\t" { text.removeLast() }
