@@ -51,7 +51,7 @@ extension ServerCore {
             remoteAddress: configuration.trustedProxies.isEmpty
                 ? peer : configuration.trustedProxies.client(peer: peer, forwardedFor: headers.values(for: "X-Forwarded-For")),
             configuration: configuration)
-        if let rejection = head.request.rejection, head.expectsBody {
+        if let rejection = head.request.rejection, head.expectsBody || head.hasMalformedField {
             // Answer before reading the body; libmicrohttpd closes the connection after.
             return answer(refuse(head.request, rejection), context: context, connection: connection)
         }

@@ -80,6 +80,18 @@ import Testing
         }
     }
 
+    /// With the last value winning, a proxy or log keeping the first would read a different
+    /// request than the service (I-JSON, RFC 7493 §2.3): the body is refused, not logged in.
+    @Test func aRepeatedMemberNameIsRefusedRatherThanTheLastWinning() async throws {
+        let user = try await app.signUp("twice")
+        let body = #"{"username":"\#(user.username)","password":"wrong password","password":"correct horse battery"}"#
+        let response = try await app.client.post("/v1/auth/login", raw: body, contentType: "application/json")
+        #expect(response.status == 400)
+        #expect(response.json["code"].string == "malformed_json")
+        #expect(response.json["detail"].string?.contains(#""password""#) == true)
+        #expect(response.json["accessToken"].string == nil)
+    }
+
     @Test func profileUpdatesTouchOnlyOwnEditableFields() async throws {
         let user = try await app.signUp("editor")
         let updated = try await app.client.patch("/v1/me", json: ["displayName": "  New Name ", "bio": "Hello"], token: user.accessToken)

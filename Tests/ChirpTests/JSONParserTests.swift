@@ -18,7 +18,6 @@ import Testing
         #expect(parse("0") == .number(0))
         #expect(parse("-0.125") == .number(-0.125))
         #expect(parse(#""plain""#) == .string("plain"))
-        #expect(parse(#"{"k": 1, "k": 2}"#) == .object(["k": .number(2)]))
     }
 
     @Test func escapesDecodeToTheirCharacters() {
@@ -37,6 +36,20 @@ import Testing
     ])
     func malformedTextIsRefused(_ text: String) {
         #expect(parse(text) == nil)
+    }
+
+    /// I-JSON (RFC 7493 §2.3): a member name appears once per object, however it is spelled.
+    @Test(arguments: [
+        (#"{"k": 1, "k": 2}"#, "k"),
+        (#"{"password": "wrong", "password": "right"}"#, "password"),
+        (#"{"a": 1, "\u0061": 2}"#, "a"),
+        (#"{"outer": {"x": 1, "y": {"x": 2}, "x": 3}}"#, "x"),
+    ])
+    func aRepeatedMemberNameIsRefusedAndNamed(_ text: String, _ name: String) {
+        var repeatedName: String?
+        #expect(JSONValue.parse(Array(text.utf8), repeatedName: &repeatedName) == nil)
+        #expect(repeatedName == name)
+        #expect(parse(#"{"x": {"x": 1}, "y": [{"x": 2}, {"x": 3}]}"#) != nil)
     }
 
     @Test func invalidUTF8IsRefused() {

@@ -3,21 +3,27 @@
 /// rest of a request whenever an access token was verified. Strings must be valid UTF-8 with
 /// no raw control characters and no unpaired surrogate escapes; numbers must be finite
 /// doubles; nothing but whitespace may follow the value; arrays and objects nest at most
-/// `maxDepth` levels. Duplicate keys keep the last value.
+/// `maxDepth` levels. A member name may appear once in an object (I-JSON, RFC 7493 §2.3): with
+/// the last value winning, `{"password":"wrong","password":"right"}` would read differently
+/// here than in a proxy or log that keeps the first.
 struct JSONParser {
     private let bytes: UnsafeBufferPointer<UInt8>
     private let maxDepth: Int
     private var index = 0
+    /// The member name that appeared twice in an object, when that is why parsing failed.
+    private(set) var repeatedName: String?
 
     private init(_ bytes: UnsafeBufferPointer<UInt8>, maxDepth: Int) {
         self.bytes = bytes
         self.maxDepth = maxDepth
     }
 
-    /// The value `bytes` hold, or nil when they are not exactly one JSON value.
-    static func parse(_ bytes: [UInt8], maxDepth: Int) -> JSONValue? {
+    /// The value `bytes` hold, or nil when they are not exactly one JSON value; `repeatedName`
+    /// is then the member name that appeared twice, if that was the reason.
+    static func parse(_ bytes: [UInt8], maxDepth: Int, repeatedName: inout String?) -> JSONValue? {
         bytes.withUnsafeBufferPointer { buffer in
             var parser = JSONParser(buffer, maxDepth: maxDepth)
+            defer { repeatedName = parser.repeatedName }
             guard let value = parser.value(depth: 0) else { return nil }
             parser.skipWhitespace()
             return parser.index == buffer.count ? value : nil
@@ -71,7 +77,10 @@ struct JSONParser {
             guard current == UInt8(ascii: ":") else { return nil }
             index += 1
             guard let member = value(depth: depth) else { return nil }
-            fields[key] = member
+            guard fields.updateValue(member, forKey: key) == nil else {
+                repeatedName = key
+                return nil
+            }
             skipWhitespace()
             switch current {
             case UInt8(ascii: ",")?: index += 1

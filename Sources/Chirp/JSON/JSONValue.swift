@@ -14,9 +14,17 @@ extension JSONValue {
     /// under a kilobyte of `[`, would overflow a thread's stack and end the process.
     static let maxDepth = 32
 
-    /// Parses `bytes`, or nil when they are not JSON or nest deeper than `maxDepth`.
+    /// Parses `bytes`, or nil when they are not JSON, nest deeper than `maxDepth` or repeat a
+    /// member name in an object.
     static func parse(_ bytes: [UInt8]) -> JSONValue? {
-        JSONParser.parse(bytes, maxDepth: maxDepth)
+        var repeatedName: String?
+        return JSONParser.parse(bytes, maxDepth: maxDepth, repeatedName: &repeatedName)
+    }
+
+    /// Parses `bytes`, or says why it cannot: `repeatedName` is the member name an object
+    /// repeated, when that is the reason.
+    static func parse(_ bytes: [UInt8], repeatedName: inout String?) -> JSONValue? {
+        JSONParser.parse(bytes, maxDepth: maxDepth, repeatedName: &repeatedName)
     }
 
     /// How deep `[` and `{` nest outside strings, counted without recursion; it stops counting

@@ -2,7 +2,8 @@ import Foundation
 import HTTP
 
 /// A request's JSON object body, read field by field with client-facing errors: 415 for a
-/// body that is not declared JSON, 400 `malformed_json` for one that does not parse, and
+/// body that is not declared JSON, 400 `malformed_json` for one that does not parse or repeats
+/// a member name, and
 /// 422 `validation_failed` for a missing, mistyped or unexpected field. Unexpected fields are
 /// refused rather than ignored, so a client can never believe it set a server-owned field.
 struct JSONBody {
@@ -17,7 +18,12 @@ struct JSONBody {
         guard JSONValue.nestingDepth(of: request.body) <= JSONValue.maxDepth else {
             throw HTTPError.badRequest(code: "malformed_json", detail: "the body nests deeper than \(JSONValue.maxDepth) levels")
         }
-        guard let value = JSONValue.parse(request.body) else {
+        var repeatedName: String?
+        guard let value = JSONValue.parse(request.body, repeatedName: &repeatedName) else {
+            if let repeatedName {
+                throw HTTPError.badRequest(
+                    code: "malformed_json", detail: "the body names member \"\(repeatedName.prefix(64))\" more than once")
+            }
             throw HTTPError.badRequest(code: "malformed_json", detail: "the body is not valid JSON")
         }
         guard case .object(let fields) = value else {
