@@ -429,6 +429,11 @@ def main():
     estimate = psql(args.admin, "select app.planned_rows('%s', array[websearch_to_tsquery('simple', '%s')::text])"
                     % (SEARCH_ESTIMATED, COMMON_WORD))
     subprocess.run([args.scripts, script_dir, "--seed", "1", "--deep", micros, deep_id, "--search-estimate", estimate], check=True)
+    # The signed-in ceilings require their viewer's session live, as the service's requests do.
+    with open(os.path.join(script_dir, "viewer_sessions.args")) as handle:
+        definitions = [line for line in handle.read().split("\n") if line]
+    subprocess.run(["pgbench", "-n", "-M", "extended", "-t", "1", "-f", os.path.join(script_dir, "viewer_sessions.sql"),
+                    "-D", "bench_users=%d" % VIEWERS] + definitions + [args.admin], check=True, capture_output=True)
 
     results = dict(run_description(args), idle_rss_mib=rss_mib(args.service_pid))
     for role, user in sorted(results["seeded_users"].items()):

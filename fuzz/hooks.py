@@ -13,7 +13,13 @@ service answers with, together with the part of the request that caused it:
 - an `Idempotency-Key` already used by the same user for a different request
   (422 `idempotency_key_reused`): generators reuse short keys such as "0";
 - a reply whose `parentId` is not a top-level comment of that post (422 `validation_failed`);
-- following yourself (422 `validation_failed`).
+- following yourself (422 `validation_failed`);
+- a password change whose `currentPassword` is not the fuzzer's password (403 `wrong_password`),
+  and, past ten such guesses an hour, the change's own budget (429 `rate_limited`).
+
+`POST /v1/auth/logout-all` is left out of the run (scripts/fuzz): it ends the fuzzer's own
+session, and every signed-in case after it would be refused. Tests/ChirpTests/SessionTests.swift
+covers it.
 
 One inference of Schemathesis's own is wrong for this API and is dropped too: it reads
 `/v1/posts/{id}/like` and `/v1/posts/{id}/likes` as one resource (singular and plural), so it
@@ -71,6 +77,10 @@ def _expected_refusal(case, response):
     if (status == 422 and code == "validation_failed" and detail == "you cannot follow yourself"
             and path == "/v1/users/{username}/follow"):
         return "following yourself"
+    if status == 403 and code == "wrong_password" and path == "/v1/me/password":
+        return "a password change with a current password that is not the fuzzer's"
+    if status == 429 and code == "rate_limited" and path == "/v1/me/password":
+        return "password changes past their budget"
     return None
 
 

@@ -25,6 +25,7 @@ struct Routes {
         router.add(.POST, "/v1/auth/login", auth.logIn)
         router.add(.POST, "/v1/auth/refresh", auth.refresh)
         router.add(.POST, "/v1/auth/logout", auth.logOut)
+        router.add(.POST, "/v1/auth/logout-all", auth.logOutEverywhere)
 
         router.add(.GET, "/v1/posts", feed.globalTimeline)
         router.add(.GET, "/v1/feed", feed.homeFeed)
@@ -37,6 +38,7 @@ struct Routes {
         router.add(.GET, "/v1/users/:username", profiles.show)
         router.add(.GET, "/v1/me", profiles.me)
         router.add(.PATCH, "/v1/me", profiles.updateMe)
+        router.add(.PUT, "/v1/me/password", auth.changePassword)
 
         router.add(.GET, "/v1/explore", explore.explore)
 

@@ -15,14 +15,14 @@ struct Services: Sendable {
     let metrics: Metrics
 
     /// The identity a request's transaction runs as.
-    func identity(for viewer: PostgresUUID?) -> PostgresIdentity {
+    func identity(for viewer: Viewer?) -> PostgresIdentity {
         viewer.map(PostgresIdentity.user) ?? .anonymous
     }
 
     /// The identity a signed-in user's writes run as: with replicas, it asks the database to
     /// record the write's mark (`sql/migrations/0018_write_marks_only_with_replicas.sql`), so
     /// the writer's next reads find it wherever they go; without, writes skip that cost.
-    func writer(_ viewer: PostgresUUID) -> PostgresIdentity {
+    func writer(_ viewer: Viewer) -> PostgresIdentity {
         replicas == nil ? .user(viewer) : .user(viewer).adding([.init("app.read_your_writes", "on")])
     }
 }

@@ -10,7 +10,8 @@ import Postgres
 /// Values that vary per request become pgbench expressions over the seeded data's naming
 /// scheme (`SeedGenerator`): a user is `md5(:user_prefix || :uid)::uuid`, a post
 /// `md5(:post_prefix || :post)::uuid`, a username `'demo' || :author` (authors are drawn from
-/// other users than viewers, so nobody follows themselves). Every other value
+/// other users than viewers, so nobody follows themselves), a viewer's session
+/// `md5(:session_prefix || :uid)::uuid` (`viewerSessions` starts them). Every other value
 /// stays a bound parameter, passed with `-D`.
 struct CeilingScript: Sendable {
     var name: String
@@ -23,6 +24,7 @@ struct CeilingScript: Sendable {
 enum CeilingScripts {
     /// Placeholders the builders are called with, replaced by pgbench expressions.
     static let viewer = PostgresUUID(high: 0x0000_0000_0000_4000, low: 0x8000_0000_0000_beef)
+    static let session = PostgresUUID(high: 0x0000_0000_0000_4000, low: 0x8000_0000_5e55_1011)
     static let post = PostgresUUID(high: 0x0000_0000_0000_4000, low: 0x8000_0000_000b_0b0b)
     static let username = "bench_author"
 
@@ -37,7 +39,8 @@ enum CeilingScripts {
         seed: Int, deepPosition: KeysetPosition, search: SearchLimits = SearchLimits(), searchEstimate: Int? = nil
     ) throws -> [CeilingScript] {
         let searchRequest = HTTPRequest(method: .GET, path: "/v1/search/posts", query: ["q": "swift"])
-        let signedIn = PostgresIdentity.user(viewer)
+        // As the service runs a signed-in request: its session required live first.
+        let signedIn = PostgresIdentity.user(Viewer(id: viewer, session: session))
         let anonymous = PostgresIdentity.anonymous
         let limit = PageSize.defaultSize + 1
         func firstPage(_ source: TimelineSource) -> PostgresQuery {
@@ -96,7 +99,7 @@ enum CeilingScripts {
         _ name: String, seed: Int, _ transactions: [(PostgresIdentity, Bool, [PostgresQuery])], commitApart: Bool = false
     ) -> CeilingScript {
         // The seed's naming scheme, as parameters: a quoted ':' would read as a variable.
-        var definitions = [("user_prefix", "user:\(seed):"), ("post_prefix", "post:\(seed):")]
+        var definitions = [("user_prefix", "user:\(seed):"), ("post_prefix", "post:\(seed):"), ("session_prefix", "session:\(seed):")]
         // Who and what each transaction is about, drawn like the HTTP load draws them.
         var lines = [
             "\\set uid random(1, :bench_users)",
@@ -110,6 +113,7 @@ enum CeilingScripts {
                 let replacement: String
                 switch binding {
                 case viewer.postgresText?: replacement = "md5(:user_prefix || :uid)::uuid" + (identity ? "::text" : "")
+                case session.postgresText?: replacement = "md5(:session_prefix || :uid)::uuid"
                 case post.postgresText?: replacement = "md5(:post_prefix || :post)::uuid"
                 case username?: replacement = "('demo' || :author)"
                 case nil: replacement = "null"
@@ -139,5 +143,21 @@ enum CeilingScripts {
             }
         }
         return CeilingScript(name: name, text: lines.joined(separator: "\n") + "\n", definitions: definitions)
+    }
+
+    /// A live session for each of the `:bench_users` viewers, named as the scripts name it: run
+    /// once, as a superuser, before the signed-in ceilings (a session that has ended fails them,
+    /// as it fails the service's requests). Running it again makes the same sessions live again.
+    static func viewerSessions(seed: Int) -> CeilingScript {
+        let text = """
+            insert into refresh_tokens (user_id, family_id, token_hash, expires_at) \
+            select md5(:user_prefix || i)::uuid, md5(:session_prefix || i)::uuid, sha256(convert_to(:session_prefix || i, 'UTF8')), \
+            now() + interval '30 days' from generate_series(1, :bench_users) i \
+            on conflict (token_hash) do update set expires_at = excluded.expires_at, used_at = null, revoked_at = null;
+
+            """
+        return CeilingScript(
+            name: "viewer_sessions", text: text,
+            definitions: [("user_prefix", "user:\(seed):"), ("session_prefix", "session:\(seed):")])
     }
 }

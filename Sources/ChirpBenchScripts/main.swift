@@ -4,7 +4,8 @@ import Postgres
 
 /// `chirp-bench-scripts DIR --seed N --deep MICROS UUID [--search-estimate N]`: writes the
 /// pgbench ceiling scripts (`NAME.sql`, and `NAME.args` with one `-D` definition a line) that
-/// `bench/run` measures each endpoint against. `--search-estimate` is the planner's estimate of
+/// `bench/run` measures each endpoint against, and `viewer_sessions.sql`, run once before them
+/// to start the viewers' sessions. `--search-estimate` is the planner's estimate of
 /// the searched word's matches, which the service passes after its first search of the word.
 let usage = "usage: chirp-bench-scripts DIR --seed N --deep MICROSECONDS UUID [--search-estimate N]"
 let arguments = Array(CommandLine.arguments.dropFirst())
@@ -30,7 +31,7 @@ do {
     try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
     let deep = KeysetPosition(timestamp: PostgresTimestamp(microsecondsSinceEpoch: micros), id: id)
     let scripts = try CeilingScripts.all(seed: seed, deepPosition: deep, searchEstimate: searchEstimate)
-    for script in scripts {
+    for script in scripts + [CeilingScripts.viewerSessions(seed: seed)] {
         let base = URL(fileURLWithPath: directory).appendingPathComponent(script.name)
         try script.text.write(to: base.appendingPathExtension("sql"), atomically: true, encoding: .utf8)
         let args = script.definitions.map { "-D\n\($0.0)=\($0.1)" }.joined(separator: "\n")

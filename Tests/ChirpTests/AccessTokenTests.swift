@@ -15,7 +15,7 @@ import Testing
     @Test(arguments: TokenVector.all)
     func vector(_ vector: TokenVector) async throws {
         let fixture = try await VectorFixture.shared.value
-        let maker = TokenMaker(userID: fixture.userID, now: Int(Date().timeIntervalSince1970))
+        let maker = TokenMaker(userID: fixture.userID, session: fixture.session, now: Int(Date().timeIntervalSince1970))
         let response = try await fixture.app.client.get("/v1/me", headers: ["Authorization": vector.authorization(maker)])
 
         switch vector.expected {
@@ -36,18 +36,19 @@ import Testing
     @Test func theTestSignerAgreesWithTheServiceByteForByte() async throws {
         let fixture = try await VectorFixture.shared.value
         let now = Int(Date().timeIntervalSince1970)
-        let maker = TokenMaker(userID: fixture.userID, now: now)
+        let maker = TokenMaker(userID: fixture.userID, session: fixture.session, now: now)
         let issued = AccessTokens(secret: TestSecret.bytes)
-            .issue(for: fixture.userID, now: Date(timeIntervalSince1970: TimeInterval(now)))
+            .issue(for: Viewer(id: fixture.userID, session: fixture.session), now: Date(timeIntervalSince1970: TimeInterval(now)))
         #expect(maker.signed() == issued)
-        #expect(try AccessTokens(secret: TestSecret.bytes).verify(maker.signed()) == fixture.userID)
+        #expect(try AccessTokens(secret: TestSecret.bytes).verify(maker.signed()) == Viewer(id: fixture.userID, session: fixture.session))
     }
 
     @Test func aGoodTokenForAnAccountThatIsGoneIsRefused() async throws {
         let fixture = try await VectorFixture.shared.value
         let userID = try await fixture.app.database.scalar(
             "insert into users (username) values (\(uniqueName("gone"))) returning id", as: PostgresUUID.self)
-        let token = TokenMaker(userID: userID, now: Int(Date().timeIntervalSince1970)).signed()
+        let session = try await VectorFixture.startSession(for: userID, in: fixture.app)
+        let token = TokenMaker(userID: userID, session: session, now: Int(Date().timeIntervalSince1970)).signed()
         let before = try await fixture.app.client.get("/v1/me", token: token)
         #expect(before.status == 200)
 
@@ -59,17 +60,18 @@ import Testing
             #expect(response.header("Content-Type") == "application/problem+json")
             #expect(response.header("WWW-Authenticate")?.hasPrefix("Bearer") == true)
             #expect(response.json["code"].string == "unauthorized")
-            #expect(response.json["detail"].string == "the account no longer exists")
+            // Its sessions went with it.
+            #expect(response.json["detail"].string == "the session has ended; sign in again")
         }
     }
 
     @Test func aTokenForAUserThatNeverExistedIsRefused() async throws {
         let fixture = try await VectorFixture.shared.value
-        let token = TokenMaker(userID: PostgresUUID(UUID()), now: Int(Date().timeIntervalSince1970)).signed()
+        let token = TokenMaker(userID: PostgresUUID(UUID()), session: PostgresUUID(UUID()), now: Int(Date().timeIntervalSince1970)).signed()
         let response = try await fixture.app.client.get("/v1/me", token: token)
         #expect(response.status == 401)
         #expect(response.json["code"].string == "unauthorized")
-        #expect(response.json["detail"].string == "the account no longer exists")
+        #expect(response.json["detail"].string == "the session has ended; sign in again")
         #expect(response.header("WWW-Authenticate")?.hasPrefix("Bearer") == true)
     }
 }
@@ -78,6 +80,7 @@ import Testing
 struct VectorFixture: Sendable {
     let app: TestService
     let userID: PostgresUUID
+    let session: PostgresUUID
 
     static let shared = Task { try await VectorFixture() }
 
@@ -86,6 +89,16 @@ struct VectorFixture: Sendable {
         userID = try await app.database.scalar(
             "insert into users (username, display_name) values (\(uniqueName("vector")), 'Vector') returning id",
             as: PostgresUUID.self)
+        session = try await Self.startSession(for: userID, in: app)
+    }
+
+    /// A live session of the user, as a login starts one: a refresh-token family.
+    static func startSession(for userID: PostgresUUID, in app: TestService) async throws -> PostgresUUID {
+        try await app.database.scalar("""
+            insert into refresh_tokens (user_id, family_id, token_hash, expires_at)
+            values (\(userID), gen_random_uuid(), sha256(gen_random_uuid()::text::bytea), now() + interval '1 day')
+            returning family_id
+            """, as: PostgresUUID.self)
     }
 }
 
@@ -250,6 +263,12 @@ struct TokenVector: Sendable, CustomTestStringConvertible {
         .init("sub not a UUID", .unauthorized) { $0.signed(claims: $0.claims("sub", "\"admin\"")) },
         .init("sub an uppercase UUID", .unauthorized) { $0.signed(claims: $0.claims("sub", quoted($0.userID.lowercasedString.uppercased()))) },
         .init("sub a number", .unauthorized) { $0.signed(claims: $0.claims("sub", "42")) },
+        .init("sid missing", .unauthorized) { $0.signed(claims: $0.claims("sid", nil)) },
+        .init("sid not a UUID", .unauthorized) { $0.signed(claims: $0.claims("sid", "\"all\"")) },
+        .init("sid an uppercase UUID", .unauthorized) { $0.signed(claims: $0.claims("sid", quoted($0.session.lowercasedString.uppercased()))) },
+        .init("sid of a session that never existed", .unauthorized) {
+            $0.signed(claims: $0.claims("sid", quoted(PostgresUUID(UUID()).lowercasedString)))
+        },
         .init("exp as a string", .unauthorized) { $0.signed(claims: $0.claims("exp", "\"\($0.now + 900)\"")) },
         .init("exp as a float with a fraction", .unauthorized) { $0.signed(claims: $0.claims("exp", "\($0.now + 900).5")) },
         .init("exp as a bool", .unauthorized) { $0.signed(claims: $0.claims("exp", "true")) },
@@ -278,18 +297,20 @@ struct TokenMaker: Sendable {
     static let header = #"{"alg":"HS256","typ":"JWT"}"#
 
     let userID: PostgresUUID
+    let session: PostgresUUID
     let now: Int
 
     /// A token from the service's own issuer, as if issued at `issuedAt`.
     func issued(at issuedAt: Int) -> String {
-        AccessTokens(secret: TestSecret.bytes).issue(for: userID, now: Date(timeIntervalSince1970: TimeInterval(issuedAt)))
+        AccessTokens(secret: TestSecret.bytes)
+            .issue(for: Viewer(id: userID, session: session), now: Date(timeIntervalSince1970: TimeInterval(issuedAt)))
     }
 
     /// The claims the service issues, as JSON text, with fields replaced by raw JSON values,
     /// removed (nil), or added at the end.
     func claims(_ changes: [(String, String?)] = []) -> String {
         var fields: [(String, String)] = [
-            ("iss", "\"chirp\""), ("sub", "\"\(userID.lowercasedString)\""),
+            ("iss", "\"chirp\""), ("sub", "\"\(userID.lowercasedString)\""), ("sid", "\"\(session.lowercasedString)\""),
             ("iat", "\(now)"), ("exp", "\(now + 900)"),
         ]
         for (name, value) in changes {

@@ -148,10 +148,12 @@ import Testing
         try await check("POST", "/v1/auth/signup", "/v1/auth/signup", 422, json: ["username": "x", "password": "correct horse battery"])
         try await check("POST", "/v1/auth/signup", "/v1/auth/signup", 400, raw: "{")
         try await check("POST", "/v1/auth/signup", "/v1/auth/signup", 415, raw: "{}", contentType: "text/plain")
-        try await check("POST", "/v1/auth/login", "/v1/auth/login", 200, json: ["username": name, "password": "correct horse battery"])
+        let login = try await check("POST", "/v1/auth/login", "/v1/auth/login", 200, json: ["username": name, "password": "correct horse battery"])
         try await check("POST", "/v1/auth/login", "/v1/auth/login", 401, json: ["username": name, "password": "wrong horse battery"])
-        let rotated = try await check("POST", "/v1/auth/refresh", "/v1/auth/refresh", 200, json: ["refreshToken": refresh])
+        let rotated = try await check("POST", "/v1/auth/refresh", "/v1/auth/refresh", 200, json: ["refreshToken": login.json["refreshToken"].string ?? ""])
+        try await check("POST", "/v1/auth/refresh", "/v1/auth/refresh", 200, json: ["refreshToken": refresh])
         try await check("POST", "/v1/auth/refresh", "/v1/auth/refresh", 401, json: ["refreshToken": "nope"])
+        // Ends the login's session, not the sign-up's that `token` belongs to.
         try await check("POST", "/v1/auth/logout", "/v1/auth/logout", 204, json: ["refreshToken": rotated.json["refreshToken"].string ?? ""], token: token)
         try await check("POST", "/v1/auth/logout", "/v1/auth/logout", 401, json: ["refreshToken": "x"])
         try await check("GET", "/v1/me", "/v1/me", 200, token: token)
@@ -224,6 +226,16 @@ import Testing
         try await check("GET", "/readyz", "/readyz", 200)
         try await check("GET", "/metrics", "/metrics", 200)
         try await check("GET", "/openapi.yaml", "/openapi.yaml", 200)
+
+        // Ending sessions, last: they end `token`'s.
+        let change = ["currentPassword": "correct horse battery", "newPassword": "a new horse battery"]
+        try await check("PUT", "/v1/me/password", "/v1/me/password", 403, json: ["currentPassword": "wrong", "newPassword": "a new horse battery"], token: token)
+        try await check("PUT", "/v1/me/password", "/v1/me/password", 422, json: ["currentPassword": "correct horse battery", "newPassword": "short"], token: token)
+        try await check("PUT", "/v1/me/password", "/v1/me/password", 401, json: change)
+        try await check("PUT", "/v1/me/password", "/v1/me/password", 204, json: change, token: token)
+        try await check("POST", "/v1/auth/logout-all", "/v1/auth/logout-all", 204, token: token)
+        try await check("POST", "/v1/auth/logout-all", "/v1/auth/logout-all", 401, token: token)
+        try await check("GET", "/v1/me", "/v1/me", 401, token: token)
     }
 }
 

@@ -99,6 +99,14 @@ import Testing
         let replicaBefore = try await replicaReads(on: second.client)
         #expect(try await eventually { try await second.client.get("/v1/posts/\(post)", token: bob.accessToken).status == 200 })
         #expect(try await replicaReads(on: second.client) > replicaBefore)
+
+        // Bob logs out on the first instance: his token is refused through the second at once,
+        // although the replica will show his session live for 2 s more.
+        try await first.client.post("/v1/auth/logout", json: ["refreshToken": bob.refreshToken], token: bob.accessToken)
+            .requiring(204, "logout")
+        let ended = try await second.client.get("/v1/posts/\(post)", token: bob.accessToken)
+        #expect(ended.status == 401)
+        #expect(ended.json["detail"].string == "the session has ended; sign in again")
     }
 
     /// The delayed replica replays each commit 2 s late: while the primary keeps writing it

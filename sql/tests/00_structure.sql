@@ -135,7 +135,8 @@ $$, array[
   'chirp_user app.expired_before(regclass)', 'chirp_user app.explore_snapshot(integer,integer)',
   'chirp_user app.planned_rows(text,text[])', 'chirp_user app.user_id()',
   'chirp_user app.hour_number(timestamp with time zone)', 'chirp_user app.day_number(timestamp with time zone)',
-  'chirp_user app.posts_matching_newest(tsquery,integer)', 'chirp_user app.require_visible(xid8)'
+  'chirp_user app.posts_matching_newest(tsquery,integer)', 'chirp_user app.require_visible(xid8)',
+  'chirp_user app.require_session(uuid)'
 ], 'the login and request roles may call exactly the functions the service calls');
 
 -- The counter and timeline triggers update as chirp_owner, whose update

@@ -2,8 +2,10 @@ import Foundation
 import Postgres
 
 /// Access tokens: JWTs signed with HMAC-SHA256 (libsodium). Verification accepts exactly
-/// `{"alg":"HS256"}` tokens with a valid signature (compared in constant time), a UUID `sub`,
-/// and integer `iat` and `exp` (and `nbf` when present) within `leeway` of the clock.
+/// `{"alg":"HS256"}` tokens with a valid signature (compared in constant time), a UUID `sub`
+/// (the user) and `sid` (their session), and integer `iat` and `exp` (and `nbf` when present)
+/// within `leeway` of the clock. Whether the session is still live is the database's to say,
+/// in the request's own transaction (`Viewer`).
 public struct AccessTokens: Sendable {
     public enum Failure: Error, Equatable {
         /// Well-formed and correctly signed, but past `exp`.
@@ -25,15 +27,15 @@ public struct AccessTokens: Sendable {
 
     private static let header = Base64URL.encode(Array(#"{"alg":"HS256","typ":"JWT"}"#.utf8))
 
-    public func issue(for userID: PostgresUUID, now: Date = Date()) -> String {
+    public func issue(for viewer: Viewer, now: Date = Date()) -> String {
         let issuedAt = Int(now.timeIntervalSince1970)
-        let claims = #"{"iss":"\#(Self.issuer)","sub":"\#(userID.lowercasedString)","iat":\#(issuedAt),"exp":\#(issuedAt + lifetime)}"#
+        let claims = #"{"iss":"\#(Self.issuer)","sub":"\#(viewer.id.lowercasedString)","sid":"\#(viewer.session.lowercasedString)","iat":\#(issuedAt),"exp":\#(issuedAt + lifetime)}"#
         let signingInput = Self.header + "." + Base64URL.encode(Array(claims.utf8))
         return signingInput + "." + Base64URL.encode(mac(Array(signingInput.utf8)))
     }
 
-    /// The user the token speaks for.
-    public func verify(_ token: String, now: Date = Date()) throws(Failure) -> PostgresUUID {
+    /// The user the token speaks for, and the session it was issued in.
+    public func verify(_ token: String, now: Date = Date()) throws(Failure) -> Viewer {
         guard token.utf8.count <= 4096 else { throw .invalid }
         let parts = token.utf8.split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false)
         guard parts.count == 3,
@@ -54,8 +56,8 @@ public struct AccessTokens: Sendable {
         guard HMAC.equal(signature, expected) else { throw .invalid }
 
         guard let claims = Self.object(claimBytes),
-              case .string(let subject)? = claims["sub"], let userID = PostgresUUID(canonical: subject),
-              !subject.utf8.contains(where: { (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains($0) }),
+              let userID = Self.uuid(claims["sub"]),
+              let session = Self.uuid(claims["sid"]),
               let issuedAt = Self.integer(claims["iat"]),
               let expiresAt = Self.integer(claims["exp"]),
               claims["iss"] == nil || claims["iss"] == .string(Self.issuer)
@@ -70,7 +72,15 @@ public struct AccessTokens: Sendable {
         let clock = Int(now.timeIntervalSince1970)
         guard issuedAt <= clock + leeway, (notBefore ?? clock) <= clock + leeway else { throw .invalid }
         guard expiresAt + leeway > clock else { throw .expired }
-        return userID
+        return Viewer(id: userID, session: session)
+    }
+
+    /// A UUID in the lowercase canonical form the service issues, and no other spelling.
+    private static func uuid(_ value: JSONValue?) -> PostgresUUID? {
+        guard case .string(let text)? = value,
+              !text.utf8.contains(where: { (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains($0) })
+        else { return nil }
+        return PostgresUUID(canonical: text)
     }
 
     private func mac(_ message: [UInt8]) -> [UInt8] {

@@ -3,7 +3,7 @@ import Foundation
 import HTTP
 import Postgres
 
-/// `POST /v1/auth/signup|login|refresh|logout`.
+/// `POST /v1/auth/signup|login|refresh`; ending sessions is in `AuthRoutes+EndingSessions`.
 ///
 /// Password hashing never happens while a database connection is held: each endpoint
 /// reads or checks what it needs in one transaction, hashes with no connection leased,
@@ -40,13 +40,16 @@ struct AuthRoutes: Sendable {
             }
             let passwordHash = try await hashed { try hasher.hash(password) }
             let refreshToken = RefreshTokens.generate()
+            let session = PostgresUUID(UUID())
             return try await idempotency.create(request, owner: owner, as: .authService, memory: memory) { transaction in
                 do {
                     let user = try await transaction.execute(AuthQueries.signUp(
                         username: username, displayName: displayName, passwordHash: passwordHash,
-                        refreshHash: RefreshTokens.hash(refreshToken)))
+                        session: session, refreshHash: RefreshTokens.hash(refreshToken)))
                     created = user.id
-                    return .json(201, Session(user: user, accessToken: tokens.issue(for: user.id), refreshToken: refreshToken, expiresIn: tokens.lifetime))
+                    return .json(201, Session(
+                        user: user, accessToken: tokens.issue(for: Viewer(id: user.id, session: session)),
+                        refreshToken: refreshToken, expiresIn: tokens.lifetime))
                 } catch let error as PostgresError where error.sqlState == .uniqueViolation {
                     throw HTTPError.conflict(code: "username_taken", detail: "that username is taken")
                 }
@@ -64,11 +67,12 @@ struct AuthRoutes: Sendable {
                     throw HTTPError.conflict(code: "idempotency_conflict", detail: "the first request with this key did not complete")
                 }
                 let refreshToken = RefreshTokens.generate()
+                let session = Viewer(id: user, session: PostgresUUID(UUID()))
                 let (_, profile) = try await transaction.execute(
-                    AuthQueries.startSession(userID: user, refreshHash: RefreshTokens.hash(refreshToken)),
+                    AuthQueries.startSession(session, refreshHash: RefreshTokens.hash(refreshToken)),
                     ProfileQueries.profile(of: user))
                 guard let profile else { throw HTTPError.notFound(detail: "the account no longer exists") }
-                return .json(status, Session(user: profile, accessToken: tokens.issue(for: user), refreshToken: refreshToken, expiresIn: tokens.lifetime))
+                return .json(status, Session(user: profile, accessToken: tokens.issue(for: session), refreshToken: refreshToken, expiresIn: tokens.lifetime))
             })
     }
 
@@ -99,7 +103,8 @@ struct AuthRoutes: Sendable {
 
             let newHash = hasher.needsRehash(account.passwordHash) ? try? await hashed { try hasher.hash(password) } : nil
             let refreshToken = RefreshTokens.generate()
-            let startSession = AuthQueries.startSession(userID: user.id, refreshHash: RefreshTokens.hash(refreshToken))
+            let session = Viewer(id: user.id, session: PostgresUUID(UUID()))
+            let startSession = AuthQueries.startSession(session, refreshHash: RefreshTokens.hash(refreshToken))
             try await database {
                 if let newHash {
                     try await pool.execute(
@@ -108,7 +113,7 @@ struct AuthRoutes: Sendable {
                     try await pool.execute(as: .authService, startSession)
                 }
             }
-            return .json(200, Session(user: user, accessToken: tokens.issue(for: user.id), refreshToken: refreshToken, expiresIn: tokens.lifetime))
+            return .json(200, Session(user: user, accessToken: tokens.issue(for: session), refreshToken: refreshToken, expiresIn: tokens.lifetime))
         }
     }
 
@@ -126,40 +131,29 @@ struct AuthRoutes: Sendable {
         }.enforce()
         return try await reporting(headers) {
             let successor = RefreshTokens.generate()
-            var user: Profile?
+            var rotated: (profile: Profile, session: PostgresUUID)?
             if RefreshTokens.isWellFormed(presented) {
-                user = try await database {
+                rotated = try await database {
                     try await pool.execute(
                         as: .authService,
                         AuthQueries.rotate(presentedHash: RefreshTokens.hash(presented), successorHash: RefreshTokens.hash(successor)))
                 }
             }
-            guard let user else {
+            guard let rotated else {
                 throw HTTPError.unauthorized(code: "unauthorized", detail: "the refresh token is invalid, expired or already used")
             }
-            return .json(200, Session(user: user, accessToken: tokens.issue(for: user.id), refreshToken: successor, expiresIn: tokens.lifetime))
+            let session = Viewer(id: rotated.profile.id, session: rotated.session)
+            return .json(200, Session(user: rotated.profile, accessToken: tokens.issue(for: session), refreshToken: successor, expiresIn: tokens.lifetime))
         }
     }
 
-    func logOut(_ request: HTTPRequest) async throws -> HTTPResponse {
-        let viewer = try authenticator.requireViewer(of: request)
-        let body = try JSONBody(request, allowed: ["refreshToken"])
-        let presented = try body.string("refreshToken")
-        if RefreshTokens.isWellFormed(presented) {
-            _ = try await database {
-                try await pool.execute(as: .authService, AuthQueries.revoke(refreshHash: RefreshTokens.hash(presented), userID: viewer))
-            }
-        }
-        return .empty(204)
-    }
-
-    private func invalidCredentials() -> HTTPError {
+    func invalidCredentials() -> HTTPError {
         .unauthorized(code: "unauthorized", detail: "username or password is wrong")
     }
 
     /// Runs a password hash on a thread made for blocking (it takes tens of milliseconds);
     /// when every hashing slot is busy, answers 503 at once.
-    private func hashed<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+    func hashed<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
         do {
             return try await BlockingWork.run(body)
         } catch is PasswordHasher.Busy {

@@ -2,15 +2,16 @@ import Foundation
 import HTTP
 import Postgres
 
-/// Turns a request's `Authorization` header into the signed-in user, or refuses it with a
-/// 401 before any database work.
+/// Turns a request's `Authorization` header into the signed-in user and session, or refuses it
+/// with a 401 before any database work (a session that has ended is refused by the database, in
+/// the request's first transaction).
 struct Authenticator: Sendable {
     let tokens: AccessTokens
 
     /// The user, or nil for a request without credentials. A request that sends credentials
     /// that do not verify is refused, even on a public route, so a client learns at once
     /// that its token is bad.
-    func viewer(of request: HTTPRequest) throws -> PostgresUUID? {
+    func viewer(of request: HTTPRequest) throws -> Viewer? {
         guard let header = request.headers["Authorization"] else { return nil }
         // "Bearer " in any case, compared as bytes.
         let scheme = "bearer ".utf8
@@ -32,7 +33,7 @@ struct Authenticator: Sendable {
     }
 
     /// The user, or 401 when the request is anonymous.
-    func requireViewer(of request: HTTPRequest) throws -> PostgresUUID {
+    func requireViewer(of request: HTTPRequest) throws -> Viewer {
         guard let viewer = try viewer(of: request) else { throw HTTPError.unauthorized() }
         return viewer
     }

@@ -40,10 +40,10 @@ struct CommentRoutes: Sendable {
             }
             return id
         }
-        return try await idempotency.create(request, owner: viewer.lowercasedString, as: services.writer(viewer)) { transaction in
+        return try await idempotency.create(request, owner: viewer.id.lowercasedString, as: services.writer(viewer)) { transaction in
             let created: Comment?
             do {
-                created = try await transaction.execute(CommentQueries.create(on: post, parent: parent, by: viewer, body: text))
+                created = try await transaction.execute(CommentQueries.create(on: post, parent: parent, by: viewer.id, body: text))
             } catch let error as PostgresError {
                 throw Self.refusal(error) ?? error
             }

@@ -8,9 +8,15 @@ extension PostgresIdentity {
     /// A request without a token: reads public rows only.
     public static let anonymous = PostgresIdentity(role: "chirp_anon")
 
-    /// A signed-in user: the policies compare rows against `app.user_id`.
+    /// A user: the policies compare rows against `app.user_id`. Requests run as `user(_ viewer:)`.
     public static func user(_ id: PostgresUUID) -> PostgresIdentity {
         PostgresIdentity(role: "chirp_user", settings: [.init("app.user_id", id.lowercasedString)])
+    }
+
+    /// A signed-in request: the user, with the session its token names required live before
+    /// any statement runs (`app.require_session`, SQLSTATE CH002 once the session has ended).
+    public static func user(_ viewer: Viewer) -> PostgresIdentity {
+        user(viewer.id).checking(.init(function: "app.require_session", argument: viewer.session.lowercasedString))
     }
 
     /// Sign-up, login and refresh tokens: the only role that can read credentials.

@@ -8,7 +8,7 @@ import Postgres
 /// with recovery) is marked failed and the read is answered by the primary: never a 500.
 extension Services {
     func read<each Statement: PostgresStatement>(
-        as identity: PostgresIdentity, for viewer: PostgresUUID?, _ statements: repeat each Statement
+        as identity: PostgresIdentity, for viewer: Viewer?, _ statements: repeat each Statement
     ) async throws -> (repeat (each Statement).Output) {
         try await routed(as: identity, for: viewer) { pool, identity in
             try await pool.execute(as: identity, readOnly: true, repeat each statements)
@@ -17,7 +17,7 @@ extension Services {
 
     /// `read` for one statement (see `PostgresPool.execute(as:readOnly:_:)` for why).
     func read<Statement: PostgresStatement>(
-        as identity: PostgresIdentity, for viewer: PostgresUUID?, _ statement: Statement
+        as identity: PostgresIdentity, for viewer: Viewer?, _ statement: Statement
     ) async throws -> Statement.Output {
         try await routed(as: identity, for: viewer) { pool, identity in
             try await pool.execute(as: identity, readOnly: true, statement)
@@ -26,7 +26,7 @@ extension Services {
 
     /// Two reads at once on two connections of the same server (`executeConcurrently`).
     func readConcurrently<First: PostgresStatement, Second: PostgresStatement>(
-        as identity: PostgresIdentity, for viewer: PostgresUUID?, _ first: First, _ second: Second
+        as identity: PostgresIdentity, for viewer: Viewer?, _ first: First, _ second: Second
     ) async throws -> (First.Output, Second.Output) {
         try await routed(as: identity, for: viewer) { pool, identity in
             try await pool.executeConcurrently(as: identity, first, second)
@@ -34,7 +34,7 @@ extension Services {
     }
 
     private func routed<Output>(
-        as identity: PostgresIdentity, for viewer: PostgresUUID?,
+        as identity: PostgresIdentity, for viewer: Viewer?,
         _ run: (PostgresPool, PostgresIdentity) async throws -> Output
     ) async throws -> Output {
         guard let replicas, let replica = replicas.pick() else {

@@ -17,7 +17,7 @@ struct FeedRoutes: Sendable {
 
     func homeFeed(_ request: HTTPRequest) async throws -> HTTPResponse {
         let viewer = try services.authenticator.requireViewer(of: request)
-        let source = TimelineSource.home(viewer: viewer)
+        let source = TimelineSource.home(viewer: viewer.id)
         let page = try TimelineRequest(request, source: source, cursors: services.cursors)
         let posts = try await database {
             try await services.read(as: .user(viewer).adding(TimelineQueries.homeSettings), for: viewer, page.statement(for: source))

@@ -11,7 +11,7 @@ struct LikeRoutes: Sendable {
         let viewer = try services.authenticator.requireViewer(of: request)
         let post = try request.uuidParameter("id")
         let likeCount = try await services.count(
-            after: LikeQueries.like(post, by: viewer), LikeQueries.likeCount(of: post), by: viewer,
+            after: LikeQueries.like(post, by: viewer.id), LikeQueries.likeCount(of: post), by: viewer,
             missing: "no such post", refusal: Self.refusal)
         return .json(200, LikeStatus(postId: post, liked: true, likeCount: likeCount))
     }
@@ -21,7 +21,7 @@ struct LikeRoutes: Sendable {
         let viewer = try services.authenticator.requireViewer(of: request)
         let post = try request.uuidParameter("id")
         let likeCount = try await services.count(
-            after: LikeQueries.unlike(post, by: viewer), LikeQueries.likeCount(of: post), by: viewer, missing: "no such post")
+            after: LikeQueries.unlike(post, by: viewer.id), LikeQueries.likeCount(of: post), by: viewer, missing: "no such post")
         return .json(200, LikeStatus(postId: post, liked: false, likeCount: likeCount))
     }
 

@@ -11,8 +11,8 @@ struct PostRoutes: Sendable {
         let viewer = try services.authenticator.requireViewer(of: request)
         let body = try JSONBody(request, allowed: ["body"])
         let text = try Validation.trimmedText(try body.string("body"), field: "body", maxLength: 500, minLength: 1)
-        return try await idempotency.create(request, owner: viewer.lowercasedString, as: services.writer(viewer)) { transaction in
-            let post = try await transaction.execute(PostQueries.create(by: viewer, body: text))
+        return try await idempotency.create(request, owner: viewer.id.lowercasedString, as: services.writer(viewer)) { transaction in
+            let post = try await transaction.execute(PostQueries.create(by: viewer.id, body: text))
             return .json(201, post)
         }
     }

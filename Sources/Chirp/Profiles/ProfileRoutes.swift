@@ -30,7 +30,7 @@ struct ProfileRoutes: Sendable {
     func me(_ request: HTTPRequest) async throws -> HTTPResponse {
         let viewer = try services.authenticator.requireViewer(of: request)
         let profile = try await database {
-            try await services.read(as: .user(viewer), for: viewer, ProfileQueries.profile(of: viewer))
+            try await services.read(as: .user(viewer), for: viewer, ProfileQueries.profile(of: viewer.id))
         }
         guard let profile else { throw HTTPError.unauthorized(detail: "the account no longer exists") }
         return .json(200, profile)

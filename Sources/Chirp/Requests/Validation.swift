@@ -18,15 +18,15 @@ enum Validation {
     /// bound (at most 1 KiB of UTF-8) keeps hashing cost bounded.
     static let passwordLength = 8...256
 
-    static func password(_ password: String) throws -> String {
+    static func password(_ password: String, field: String = "password") throws -> String {
         let length = password.unicodeScalars.count
         guard length >= passwordLength.lowerBound else {
-            throw HTTPError.unprocessable(detail: "password must be at least \(passwordLength.lowerBound) characters")
+            throw HTTPError.unprocessable(detail: "\(field) must be at least \(passwordLength.lowerBound) characters")
         }
         guard length <= passwordLength.upperBound else {
-            throw HTTPError.unprocessable(detail: "password must be at most \(passwordLength.upperBound) characters")
+            throw HTTPError.unprocessable(detail: "\(field) must be at most \(passwordLength.upperBound) characters")
         }
-        try text(password, field: "password")
+        try text(password, field: field)
         return password
     }
 

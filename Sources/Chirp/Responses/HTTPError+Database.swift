@@ -11,6 +11,8 @@ extension HTTPError {
             return .unavailable(retryAfter: 2, detail: "the database is unavailable")
         case .server where error.sqlState == .insufficientPrivilege:
             return .forbidden(detail: "you may not change this")
+        case .server where error.sqlState == .sessionEnded:
+            return .unauthorized(detail: "the session has ended; sign in again", challenge: #"Bearer error="invalid_token""#)
         case .server where error.sqlState == .queryCanceled:
             return .unavailable(retryAfter: 1, detail: "the request took too long")
         case .server where error.isConnectionLost:
@@ -19,4 +21,10 @@ extension HTTPError {
             return nil  // a bug: the router logs it with the request id and answers 500
         }
     }
+}
+
+extension SQLState {
+    /// `app.require_session`: the access token's session was ended (logout, logout-all, a
+    /// password change, or a refresh token's reuse).
+    static let sessionEnded = SQLState("CH002")
 }

@@ -7,7 +7,7 @@ extension Services {
     /// not exist: a 404 saying `missing`. `refusal` says what a client is told when the schema
     /// refuses the write.
     func count(
-        after write: PostgresQuery, _ count: PostgresRead<Int?>, by viewer: PostgresUUID, missing: String,
+        after write: PostgresQuery, _ count: PostgresRead<Int?>, by viewer: Viewer, missing: String,
         refusal: @escaping (PostgresError) -> HTTPError? = { _ in nil }
     ) async throws -> Int {
         let (_, counted) = try await database {

@@ -49,7 +49,7 @@ struct SearchRoutes: Sendable {
     }
 
     /// The viewer's identity, with the settings every search runs under.
-    private func identity(for viewer: PostgresUUID?) -> PostgresIdentity {
+    private func identity(for viewer: Viewer?) -> PostgresIdentity {
         services.identity(for: viewer).adding(SearchQueries.settings(statementTimeout: limits.statementTimeout))
     }
 

@@ -142,6 +142,10 @@ struct TestClient: Sendable {
         try await request("PUT", path, token: token)
     }
 
+    func put(_ path: String, json: [String: Any], token: String? = nil) async throws -> Response {
+        try await request("PUT", path, body: try JSONSerialization.data(withJSONObject: json, options: [.sortedKeys]), token: token)
+    }
+
     func post(_ path: String, json: [String: Any], token: String? = nil, headers: [String: String] = [:]) async throws -> Response {
         try await request("POST", path, body: try JSONSerialization.data(withJSONObject: json, options: [.sortedKeys]), token: token, headers: headers)
     }

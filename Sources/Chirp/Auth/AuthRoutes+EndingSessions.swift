@@ -1,0 +1,63 @@
+import HTTP
+import Postgres
+
+/// `POST /v1/auth/logout|logout-all` and `PUT /v1/me/password`: each ends sessions at once.
+/// A session's access tokens are refused from the ending commit on, because every signed-in
+/// transaction requires its session live (`PostgresIdentity.user(_:)`).
+extension AuthRoutes {
+    /// Ends the session of the refresh token presented, if it is the caller's.
+    func logOut(_ request: HTTPRequest) async throws -> HTTPResponse {
+        let viewer = try authenticator.requireViewer(of: request)
+        let body = try JSONBody(request, allowed: ["refreshToken"])
+        let presented = try body.string("refreshToken")
+        if RefreshTokens.isWellFormed(presented) {
+            _ = try await database {
+                try await pool.execute(as: .authService, AuthQueries.revoke(refreshHash: RefreshTokens.hash(presented), userID: viewer.id))
+            }
+        }
+        return .empty(204)
+    }
+
+    /// Ends every session of the caller, this one included.
+    func logOutEverywhere(_ request: HTTPRequest) async throws -> HTTPResponse {
+        let viewer = try authenticator.requireViewer(of: request)
+        let ended = try await database {
+            try await pool.execute(as: .authService, AuthQueries.revokeAll(of: viewer))
+        }
+        guard ended.affectedRows > 0 else { throw Self.sessionEnded }
+        return .empty(204)
+    }
+
+    /// Replaces the password (the current one required) and ends every other session.
+    func changePassword(_ request: HTTPRequest) async throws -> HTTPResponse {
+        let viewer = try authenticator.requireViewer(of: request)
+        let body = try JSONBody(request, allowed: ["currentPassword", "newPassword"])
+        let current = try body.string("currentPassword")
+        let replacement = try Validation.password(try body.string("newPassword"), field: "newPassword")
+
+        let check = RateLimitCheck(limit: limits.passwordChangesPerUser, key: viewer.id.lowercasedString)
+        let (budget, storedHash) = try await database {
+            try await pool.execute(as: .authService, check.statement, AuthQueries.passwordHash(of: viewer))
+        }
+        let headers = try [budget].enforce()
+        return try await reporting(headers) {
+            guard let storedHash else { throw Self.sessionEnded }
+            guard current.unicodeScalars.count <= Validation.passwordLength.upperBound,
+                  try await hashed({ try hasher.verify(current, against: storedHash) })
+            else {
+                throw HTTPError.forbidden(code: "wrong_password", detail: "the current password is wrong")
+            }
+            let newHash = try await hashed { try hasher.hash(replacement) }
+            let changed = try await database {
+                try await pool.execute(as: .authService, AuthQueries.changePassword(of: viewer, to: newHash))
+            }
+            guard changed else { throw Self.sessionEnded }
+            return .empty(204)
+        }
+    }
+
+    /// What a request whose session ended meanwhile is told (as `app.require_session` tells it).
+    static var sessionEnded: HTTPError {
+        .unauthorized(detail: "the session has ended; sign in again", challenge: #"Bearer error="invalid_token""#)
+    }
+}
