@@ -153,7 +153,10 @@ struct Environment {
         var limits = configuration.rateLimits
         limits.signupPerAddress.limit = try integer("RATE_LIMIT_SIGNUPS_PER_ADDRESS", default: limits.signupPerAddress.limit, in: 1...1_000_000)
         limits.loginPerAddress.limit = try integer("RATE_LIMIT_LOGINS_PER_ADDRESS", default: limits.loginPerAddress.limit, in: 1...1_000_000)
-        limits.loginPerUsername.limit = try integer("RATE_LIMIT_LOGINS_PER_USERNAME", default: limits.loginPerUsername.limit, in: 1...1_000_000)
+        limits.loginFailuresPerUsernameAndAddress.limit = try integer(
+            "RATE_LIMIT_LOGIN_FAILURES", default: limits.loginFailuresPerUsernameAndAddress.limit, in: 1...1_000_000)
+        limits.loginFailuresPerUsername.limit = try integer(
+            "RATE_LIMIT_LOGIN_FAILURES_PER_USERNAME", default: limits.loginFailuresPerUsername.limit, in: 1...1_000_000)
         limits.refreshPerAddress.limit = try integer("RATE_LIMIT_REFRESHES_PER_ADDRESS", default: limits.refreshPerAddress.limit, in: 1...1_000_000)
         configuration.rateLimits = limits
         var search = configuration.search

@@ -91,7 +91,7 @@ import Testing
     /// (against a decoy hash) as a wrong password, counted by the service itself, rather than
     /// timed on a machine whose noise is larger than the difference being looked for.
     @Test func unknownUsersAndWrongPasswordsDoTheSameWork() async throws {
-        let app = try await startedHashingAsProduction { $0.rateLimits.loginPerUsername.limit = 1_000 }
+        let app = try await startedHashingAsProduction { $0.rateLimits.loginFailuresPerUsernameAndAddress.limit = 1_000 }
         let user = try await app.signUp("timing")
         let suffix = UUID().uuidString.prefix(6).lowercased()
         for round in 0..<3 {

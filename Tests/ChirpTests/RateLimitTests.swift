@@ -12,19 +12,22 @@ import Testing
 @Suite struct RateLimitTests {
     static let window = 86_400
 
-    @Test func loginAttemptsPerUsernameCountDownThenAre429() async throws {
-        let app = try await TestService.started(over: .router) { $0.rateLimits.loginPerUsername = RateLimit(name: "login-user", limit: 3, windowSeconds: Self.window) }
+    @Test func failedLoginsPerUsernameAndAddressCountDownThenAre429() async throws {
+        let app = try await TestService.started(over: .router) {
+            $0.rateLimits.loginFailuresPerUsernameAndAddress = RateLimit(name: "login-fail", limit: 3, windowSeconds: Self.window)
+        }
         let user = try await app.signUp("budget")
 
         for remaining in [2, 1, 0] {
             let attempt = try await app.client.logIn(user.username, "not the password")
             #expect(attempt.status == 401)
             #expect(attempt.json["code"].string == "unauthorized")
-            try expectBudget(attempt, name: "login-user", limit: 3, remaining: remaining)
+            try expectBudget(attempt, name: "login-fail", limit: 3, remaining: remaining)
         }
-        // Spent: even the right password is refused, without a word on whether it was right.
+        // Spent from this address: even the right password is refused, without a word on
+        // whether it was right.
         let refused = try await app.client.logIn(user.username, user.password)
-        try expectRefusal(refused, name: "login-user", limit: 3)
+        try expectRefusal(refused, name: "login-fail", limit: 3)
         #expect(refused.json["accessToken"].exists == false)
 
         // Usernames are counted case-insensitively, as they are matched.
@@ -35,15 +38,69 @@ import Testing
         let other = try await app.signUp("neighbour")
         let fresh = try await app.client.logIn(other.username, other.password)
         #expect(fresh.status == 200)
-        try expectBudget(fresh, name: "login-user", limit: 3, remaining: 2)
         let unknown = try await app.client.logIn("nobody_\(UUID().uuidString.prefix(6).lowercased())", "whatever it is")
         #expect(unknown.status == 401)
-        try expectBudget(unknown, name: "login-user", limit: 3, remaining: 2)
+        try expectBudget(unknown, name: "login-fail", limit: 3, remaining: 2)
+    }
+
+    /// The lockout the budgets must not allow: someone else's failures, from elsewhere, never
+    /// keep a user with the right password out.
+    @Test func anotherAddresssFailuresNeverLockTheUserOut() async throws {
+        let app = try await TestService.started(over: .router) {
+            $0.rateLimits.loginFailuresPerUsernameAndAddress = RateLimit(name: "login-fail", limit: 3, windowSeconds: Self.window)
+        }
+        let user = try await app.signUp("target")
+        for attempt in 0..<5 {
+            let guess = try await app.client.logIn(user.username, "guess \(attempt)", from: "203.0.113.66")
+            #expect(guess.status == (attempt < 3 ? 401 : 429))
+        }
+        let owner = try await app.client.logIn(user.username, user.password)
+        #expect(owner.status == 200)
+        try expectBudget(owner, name: "login-fail", limit: 3, remaining: 2)
+    }
+
+    /// Successes are not failures: a user who signs in again and again is never refused for it.
+    @Test func successfulLoginsAreNotCountedAsFailures() async throws {
+        let app = try await TestService.started(over: .router) {
+            $0.rateLimits.loginFailuresPerUsernameAndAddress = RateLimit(name: "login-fail", limit: 3, windowSeconds: Self.window)
+        }
+        let user = try await app.signUp("regular")
+        for _ in 0..<6 {
+            #expect(try await app.client.logIn(user.username, user.password).status == 200)
+        }
+        // Two failures between successes still leave one attempt.
+        for _ in 0..<2 { #expect(try await app.client.logIn(user.username, "wrong").status == 401) }
+        #expect(try await app.client.logIn(user.username, user.password).status == 200)
+        let last = try await app.client.logIn(user.username, "wrong")
+        #expect(last.status == 401)
+        try expectBudget(last, name: "login-fail", limit: 3, remaining: 0)
+    }
+
+    /// Past the username's budget of failures from anywhere, attempts are slowed, not refused:
+    /// guesses spread over many addresses cost time, and the right password still signs in.
+    @Test func failuresFromEverywhereSlowTheUsernameDownWithoutLockingItOut() async throws {
+        let app = try await TestService.started(over: .router) {
+            $0.rateLimits.loginFailuresPerUsername = RateLimit(name: "login-fail-user", limit: 3, windowSeconds: Self.window)
+            $0.rateLimits.loginSlowdown = .milliseconds(400)
+        }
+        let user = try await app.signUp("spread")
+        let clock = ContinuousClock()
+        for attempt in 0..<3 {
+            let started = clock.now
+            #expect(try await app.client.logIn(user.username, "guess", from: "198.51.100.\(attempt + 1)").status == 401)
+            #expect(started.duration(to: clock.now) < .milliseconds(400))
+        }
+        let started = clock.now
+        let slowed = try await app.client.logIn(user.username, "guess", from: "198.51.100.9")
+        #expect(slowed.status == 401)
+        #expect(started.duration(to: clock.now) >= .milliseconds(400))
+        let owner = try await app.client.logIn(user.username, user.password)
+        #expect(owner.status == 200)
     }
 
     @Test func theLoginPolicyNamesEveryBudgetAndTheTightestIsReported() async throws {
         let app = try await TestService.started(over: .router) {
-            $0.rateLimits.loginPerUsername = RateLimit(name: "login-user", limit: 5, windowSeconds: Self.window)
+            $0.rateLimits.loginFailuresPerUsernameAndAddress = RateLimit(name: "login-fail", limit: 5, windowSeconds: Self.window)
             $0.rateLimits.loginPerAddress = RateLimit(name: "login-ip", limit: 3, windowSeconds: Self.window)
         }
         let user = try await app.signUp("tightest")
@@ -51,7 +108,7 @@ import Testing
         #expect(first.status == 200)
         let policy = first.header("RateLimit-Policy") ?? ""
         #expect(policy.contains(#""login-ip";q=3;w=86400"#))
-        #expect(policy.contains(#""login-user";q=5;w=86400"#))
+        #expect(policy.contains(#""login-fail";q=5;w=86400"#))
         try expectBudget(first, name: "login-ip", limit: 3, remaining: 2)
 
         // The address budget runs out first, whichever usernames are tried.
@@ -132,7 +189,7 @@ import Testing
 
     @Test func aRefusedLoginDoesNoPasswordHashing() async throws {
         let app = try await TestService.started(over: .router) {
-            $0.rateLimits.loginPerUsername = RateLimit(name: "login-user", limit: 2, windowSeconds: Self.window)
+            $0.rateLimits.loginFailuresPerUsernameAndAddress = RateLimit(name: "login-fail", limit: 2, windowSeconds: Self.window)
         }
         let username = "nobody_\(UUID().uuidString.prefix(8).lowercased())"
         let before = try await app.hashesPerformed()

@@ -12,7 +12,7 @@ import Testing
 
     init() async throws {
         let budget: (inout ChirpConfiguration) throws -> Void = {
-            $0.rateLimits.loginPerUsername = RateLimit(name: "login-user", limit: 3, windowSeconds: 3_600)
+            $0.rateLimits.loginFailuresPerUsernameAndAddress = RateLimit(name: "login-fail", limit: 3, windowSeconds: 3_600)
         }
         first = try await TestService.started(over: .router, configure: budget)
         second = try TestServiceInstance(on: first.database, over: .router, configure: budget)

@@ -87,15 +87,24 @@ struct AuthRoutes: Sendable {
             throw invalidCredentials()
         }
 
+        // Every attempt counts against its address. Against the username only failures count
+        // (each attempt is counted and a success refunded): per address, refused past the
+        // budget, and from anywhere, slowed past it. Nobody else's failures lock a user out.
         let perAddress = RateLimitCheck(limit: limits.loginPerAddress, key: request.remoteAddress)
-        let perUsername = RateLimitCheck(limit: limits.loginPerUsername, key: username)
-        let (addressBudget, usernameBudget, account) = try await database {
+        let failuresHere = RateLimitCheck(limit: limits.loginFailuresPerUsernameAndAddress, key: "\(username)@\(request.remoteAddress)")
+        let failuresAnywhere = RateLimitCheck(limit: limits.loginFailuresPerUsername, key: username)
+        let (addressBudget, budgetHere, budgetAnywhere, account) = try await database {
             try await pool.execute(
-                as: .authService, perAddress.statement, perUsername.statement, AuthQueries.account(username: username))
+                as: .authService, perAddress.statement, failuresHere.statement, failuresAnywhere.statement,
+                AuthQueries.account(username: username))
         }
-        let headers = try [addressBudget, usernameBudget].enforce()
+        let headers = try [addressBudget, budgetHere].enforce()
 
         return try await reporting(headers) {
+            if !budgetAnywhere.allowed {
+                // Holds neither a connection nor a hashing slot.
+                try await Task.sleep(for: limits.loginSlowdown)
+            }
             // Unknown users are checked against a decoy hash: the same work, the same answer.
             let matches = try await hashed { try hasher.verify(password, against: account?.passwordHash ?? decoyHash) }
             guard matches, let account else { throw invalidCredentials() }
@@ -108,9 +117,10 @@ struct AuthRoutes: Sendable {
             try await database {
                 if let newHash {
                     try await pool.execute(
-                        as: .authService, startSession, AuthQueries.replacePasswordHash(userID: user.id, passwordHash: newHash))
+                        as: .authService, startSession, failuresHere.refund, failuresAnywhere.refund,
+                        AuthQueries.replacePasswordHash(userID: user.id, passwordHash: newHash))
                 } else {
-                    try await pool.execute(as: .authService, startSession)
+                    try await pool.execute(as: .authService, startSession, failuresHere.refund, failuresAnywhere.refund)
                 }
             }
             return .json(200, Session(user: user, accessToken: tokens.issue(for: session), refreshToken: refreshToken, expiresIn: tokens.lifetime))

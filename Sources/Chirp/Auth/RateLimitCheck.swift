@@ -9,12 +9,21 @@ struct RateLimitCheck {
 
     /// The attempt's statement: it counts the attempt and returns the budget's state.
     var statement: PostgresRead<Outcome> {
-        RateLimitQueries.count(bucket: "\(limit.name):\(key)", windowSeconds: limit.windowSeconds)
+        RateLimitQueries.count(bucket: bucket, windowSeconds: limit.windowSeconds)
             .onlyRow { [limit] row in
                 let (hits, reset) = try row.decode((Int, Int).self)
                 return Outcome(limit: limit, hits: hits, resetSeconds: reset)
             }
     }
+
+    /// Takes the attempt back out of the budget, for a budget of failures when the attempt
+    /// succeeded. Counting every attempt first and refunding successes, rather than counting
+    /// failures once known, keeps concurrent attempts from all passing an almost spent budget.
+    var refund: PostgresQuery {
+        RateLimitQueries.refund(bucket: bucket, windowSeconds: limit.windowSeconds)
+    }
+
+    private var bucket: String { "\(limit.name):\(key)" }
 
     /// A budget's state after an attempt: counted here, or in memory for search
     /// (`SearchRateLimiter`).

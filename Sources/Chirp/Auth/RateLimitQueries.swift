@@ -12,4 +12,14 @@ enum RateLimitQueries {
         returning h.hits, greatest(1, ceil(extract(epoch from h.window_start) + \(windowSeconds) - extract(epoch from now())))::int8
         """
     }
+
+    /// Takes back one attempt counted in the bucket's current window (an attempt that turned
+    /// out not to be what the budget counts, such as a login that succeeded).
+    static func refund(bucket: String, windowSeconds: Int) -> PostgresQuery {
+        """
+        update rate_limit_hits set hits = hits - 1
+        where bucket = \(bucket) and hits > 0
+          and window_start = to_timestamp(floor(extract(epoch from now()) / \(windowSeconds)) * \(windowSeconds))
+        """
+    }
 }

@@ -25,8 +25,10 @@ final class TestServiceInstance: @unchecked Sendable {  // immutable after init
 }
 
 extension TestClient {
-    func logIn(_ username: String, _ password: String) async throws -> Response {
-        try await post("/v1/auth/login", json: ["username": username, "password": password])
+    func logIn(_ username: String, _ password: String, from address: String = "127.0.0.1") async throws -> Response {
+        try await request(
+            "POST", "/v1/auth/login", body: try JSONSerialization.data(withJSONObject: ["username": username, "password": password]),
+            from: address)
     }
 }
 
