@@ -9,10 +9,14 @@ import Postgres
 public final class ChirpService: Sendable {
     public let configuration: ChirpConfiguration
     public let pool: PostgresPool
+    /// On the auth login: the only connections that can reach credentials (`authDatabase`).
+    public let authPool: PostgresPool
     public let metrics: Metrics
     public let logger: Logger
     public let router: Router
     private let server: HTTPServer
+    /// `/metrics` on a listener of its own, when configured (`metricsHTTP`).
+    private let metricsServer: HTTPServer?
     private let eventLoops: [EventLoop]
     let housekeeping: Housekeeping
     let exploreRefresher: ExploreRefresher
@@ -24,6 +28,7 @@ public final class ChirpService: Sendable {
         logger = Logger(label: "chirp", minimumLevel: configuration.logLevel)
         eventLoops = try (0..<max(1, configuration.http.eventLoops)).map { _ in try EventLoop(name: "chirp") }
         pool = try PostgresPool(configuration: configuration.database, pool: configuration.pool, eventLoop: eventLoops[0])
+        authPool = try PostgresPool(configuration: configuration.authDatabase, pool: configuration.authPool, eventLoop: eventLoops[0])
         metrics = Metrics()
         replicas = configuration.replicas.isEmpty ? nil : try Replicas(
             configuration.replicas, primary: pool, pool: configuration.pool, maxLag: configuration.replicaMaxLag,
@@ -40,11 +45,12 @@ public final class ChirpService: Sendable {
             etags: ETags(secret: configuration.jwtSecret), metrics: metrics)
         let idempotency = Idempotency(
             pool: pool, fingerprintKey: HMACKey(HMAC.subkey(of: configuration.jwtSecret, for: "chirp idempotency fingerprints v1")))
-        Routes(
+        let routes = Routes(
             ops: OpsRoutes(pool: pool, replicas: replicas, readiness: readiness, metrics: metrics),
             openAPI: OpenAPIRoute(path: configuration.openAPIPath, logger: logger),
             auth: AuthRoutes(
-                pool: pool, hasher: hasher, tokens: tokens, authenticator: authenticator, idempotency: idempotency,
+                pool: authPool, hasher: hasher, tokens: tokens, authenticator: authenticator,
+                idempotency: Idempotency(pool: authPool, fingerprintKey: idempotency.fingerprintKey),
                 limits: configuration.rateLimits, decoyHash: (try? hasher.hash(UUID().uuidString)) ?? ""),
             feed: FeedRoutes(services: services),
             posts: PostRoutes(services: services, idempotency: idempotency),
@@ -53,9 +59,18 @@ public final class ChirpService: Sendable {
             likes: LikeRoutes(services: services),
             comments: CommentRoutes(services: services, idempotency: idempotency),
             follows: FollowRoutes(services: services),
-            search: SearchRoutes(services: services, limits: configuration.search)
-        ).register(on: router)
-        housekeeping = Housekeeping(pool: pool, loop: eventLoops[0], logger: logger)
+            search: SearchRoutes(services: services, limits: configuration.search))
+        routes.register(on: router, metrics: configuration.metricsHTTP == nil)
+        if let metricsHTTP = configuration.metricsHTTP {
+            let metricsRouter = Router(logger: logger)
+            routes.registerMetrics(on: metricsRouter)
+            metricsServer = try HTTPServer(
+                configuration: metricsHTTP, middleware: [RequestIDMiddleware()], logger: logger, eventLoops: [eventLoops[0]],
+                handler: { request in await metricsRouter.respond(to: request) })
+        } else {
+            metricsServer = nil
+        }
+        housekeeping = Housekeeping(pool: authPool, loop: eventLoops[0], logger: logger)
         exploreRefresher = ExploreRefresher(pool: pool, loop: eventLoops[0], logger: logger)
         let router = self.router
         server = try HTTPServer(
@@ -73,8 +88,12 @@ public final class ChirpService: Sendable {
     /// The bound port (useful when configured with port 0).
     public var port: Int { server.port }
 
+    /// The metrics listener's bound port, when it has one.
+    public var metricsPort: Int? { metricsServer?.port }
+
     public func start() throws {
         try server.start()
+        try metricsServer?.start()
         housekeeping.start()
         exploreRefresher.start()
         replicas?.start()
@@ -93,10 +112,12 @@ public final class ChirpService: Sendable {
     public func shutdown() {
         readiness.withdraw()
         server.shutdown()
+        metricsServer?.shutdown()
         housekeeping.stop()
         exploreRefresher.stop()
         replicas?.stop()
         pool.close()
+        authPool.close()
         eventLoops.forEach { $0.stop() }
         logger.info("stopped")
     }

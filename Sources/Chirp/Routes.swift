@@ -15,10 +15,12 @@ struct Routes {
     var follows: FollowRoutes
     var search: SearchRoutes
 
-    func register(on router: Router) {
+    /// Every route on `router`; `/metrics` too unless it has a listener of its own
+    /// (`ChirpConfiguration.metricsHTTP`, `registerMetrics`).
+    func register(on router: Router, metrics: Bool) {
         router.add(.GET, "/healthz", ops.health)
         router.add(.GET, "/readyz", ops.readiness)
-        router.add(.GET, "/metrics", ops.metricsPage)
+        if metrics { registerMetrics(on: router) }
         router.add(.GET, "/openapi.yaml", openAPI.document)
 
         router.add(.POST, "/v1/auth/signup", auth.signUp)
@@ -56,5 +58,10 @@ struct Routes {
 
         router.add(.GET, "/v1/search/posts", search.posts)
         router.add(.GET, "/v1/search/users", search.users)
+    }
+
+    /// The operators' routes of the metrics listener.
+    func registerMetrics(on router: Router) {
+        router.add(.GET, "/metrics", ops.metricsPage)
     }
 }

@@ -122,10 +122,36 @@ struct Environment {
         }
     }
 
+    /// What a secret must at least carry by `estimatedEntropyBits`: 32 random hex digits carry
+    /// about 120, a repeated word far less.
+    static let minimumSecretBits = 100
+
+    /// The secret's length times the Shannon entropy of its characters' frequencies: a cheap
+    /// upper estimate of what it carries, which catches a word repeated to length or a single
+    /// character. It cannot tell a random string from a famous one.
+    static func estimatedEntropyBits(_ secret: String) -> Int {
+        let bytes = Array(secret.utf8)
+        var counts: [UInt8: Int] = [:]
+        for byte in bytes { counts[byte, default: 0] += 1 }
+        let total = Double(bytes.count)
+        let perByte = counts.values.reduce(0.0) { sum, count in
+            let p = Double(count) / total
+            return sum - p * log2(p)
+        }
+        return Int(perByte * total)
+    }
+
     func serviceConfiguration() throws -> ChirpConfiguration {
         let secret = try required("JWT_SECRET", "access tokens are signed with it (32 bytes or more)")
         guard secret.utf8.count >= 32 else {
             throw Invalid(description: "JWT_SECRET must be at least 32 bytes (got \(secret.utf8.count))")
+        }
+        guard !secret.lowercased().hasPrefix("change-me") else {
+            throw Invalid(description: "JWT_SECRET is the placeholder of .env.example: generate one, e.g. with openssl rand -hex 32")
+        }
+        let bits = Self.estimatedEntropyBits(secret)
+        guard bits >= Self.minimumSecretBits else {
+            throw Invalid(description: "JWT_SECRET looks guessable (about \(bits) bits in its characters' spread, under \(Self.minimumSecretBits)): generate one, e.g. with openssl rand -hex 32")
         }
         var http = HTTPServerConfiguration()
         http.host = string("HOST") ?? "0.0.0.0"
@@ -136,6 +162,18 @@ struct Environment {
         http.eventLoops = try integer("EVENT_LOOPS", default: http.eventLoops, in: 1...256)
         http.trustedProxies = try trustedProxies()
         http.proxyProtocol = try flag("PROXY_PROTOCOL")
+        var metricsHTTP: HTTPServerConfiguration?
+        if string("METRICS_PORT") != nil {
+            var metrics = HTTPServerConfiguration()
+            metrics.host = string("METRICS_HOST") ?? http.host
+            metrics.port = try integer("METRICS_PORT", default: 0, in: 1...65_535)
+            metrics.connectionLimit = 64
+            metrics.eventLoops = 1
+            guard metrics.port != http.port || metrics.host != http.host else {
+                throw Invalid(description: "METRICS_PORT must differ from PORT: it keeps /metrics off the service's port")
+            }
+            metricsHTTP = metrics
+        }
         if http.proxyProtocol && http.trustedProxies.isEmpty {
             throw Invalid(description: "PROXY_PROTOCOL=1 needs TRUSTED_PROXIES: only a listed proxy may say who a client is")
         }
@@ -145,6 +183,14 @@ struct Environment {
         var configuration = ChirpConfiguration(
             database: try serviceDatabase(), pool: pool, http: http,
             jwtSecret: Array(secret.utf8), logLevel: try logLevel())
+        if string("DATABASE_AUTH_URL") != nil {
+            configuration.authDatabase = try database("DATABASE_AUTH_URL")
+        }
+        configuration.authDatabase.allowsRowSecurityBypass = configuration.database.allowsRowSecurityBypass
+        configuration.authPool = PostgresPoolConfiguration(
+            maxConnections: try integer("DATABASE_AUTH_POOL_SIZE", default: configuration.authPool.maxConnections, in: 1...1_000),
+            leaseTimeout: pool.leaseTimeout)
+        configuration.metricsHTTP = metricsHTTP
         configuration.openAPIPath = string("OPENAPI_PATH") ?? configuration.openAPIPath
         configuration.replicas = try replicaDatabases(allowingBypass: configuration.database.allowsRowSecurityBypass)
         configuration.shutdownDelay = .milliseconds(try integer("SHUTDOWN_DELAY_MS", default: 0, in: 0...600_000))

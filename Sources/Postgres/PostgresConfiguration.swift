@@ -45,6 +45,10 @@ public struct PostgresConfiguration: Sendable {
         parameters.append((key, value))
     }
 
+    public mutating func remove(_ key: String) {
+        parameters.removeAll { $0.0 == key }
+    }
+
     /// Seconds libpq may spend establishing a connection.
     public var connectTimeoutSeconds: Int {
         get { setting("connect_timeout").flatMap { Int($0) } ?? 5 }

@@ -9,7 +9,7 @@ import Testing
 @Suite struct EnvironmentTests {
     static let minimal = [
         "DATABASE_URL": "postgres://chirp_service@db.internal:5432/chirp",
-        "JWT_SECRET": String(repeating: "k", count: 32),
+        "JWT_SECRET": "4f1c9a7e2b8d0c3f6a5e9b1d7c2f8a0e",
     ]
 
     func configuration(_ extra: [String: String]) throws -> ChirpConfiguration {
@@ -34,6 +34,35 @@ import Testing
         #expect(configuration.http.port == 8080)
         #expect(configuration.http.trustedProxies.isEmpty)
         #expect(!configuration.http.proxyProtocol)
+    }
+
+    /// The auth login is its own role, and by default shares no secret with the service's.
+    @Test func theAuthLoginIsDerivedWithoutThePasswordOrGivenOutright() throws {
+        let derived = try configuration(["DATABASE_URL": "postgres://chirp_service:s3cret@db.internal:5433/chirp"]).authDatabase
+        #expect(derived.setting("user") == "chirp_auth_service")
+        #expect(derived.setting("password") == nil)
+        #expect(derived.setting("host") == "db.internal" && derived.setting("port") == "5433" && derived.setting("dbname") == "chirp")
+        let given = try configuration([
+            "DATABASE_AUTH_URL": "postgres://chirp_auth_service:other@pooler.internal:6432/chirp", "DATABASE_AUTH_POOL_SIZE": "2",
+        ])
+        #expect(given.authDatabase.setting("password") == "other")
+        #expect(given.authDatabase.setting("host") == "pooler.internal")
+        #expect(given.authPool.maxConnections == 2)
+        #expect(!given.authDatabase.allowsRowSecurityBypass)
+    }
+
+    @Test func metricsGetAListenerOfTheirOwnOnlyWhenAsked() throws {
+        #expect(try configuration([:]).metricsHTTP == nil)
+        let metrics = try #require(try configuration(["HOST": "0.0.0.0", "METRICS_PORT": "9090"]).metricsHTTP)
+        #expect(metrics.port == 9090 && metrics.host == "0.0.0.0")
+        #expect(try configuration(["METRICS_PORT": "9090", "METRICS_HOST": "127.0.0.1"]).metricsHTTP?.host == "127.0.0.1")
+    }
+
+    /// A random 32-hex-digit secret passes; what a person types to fill the field does not.
+    @Test func aSecretIsJudgedByTheSpreadOfItsCharacters() {
+        #expect(Environment.estimatedEntropyBits("4f1c9a7e2b8d0c3f6a5e9b1d7c2f8a0e") >= Environment.minimumSecretBits)
+        #expect(Environment.estimatedEntropyBits("passwordpasswordpasswordpassword") < Environment.minimumSecretBits)
+        #expect(Environment.estimatedEntropyBits(String(repeating: "a", count: 100)) == 0)
     }
 
     @Test func replicaURLsSplitOnCommasButKeepAMultiHostURLWhole() throws {
@@ -80,10 +109,17 @@ import Testing
         (["TRUSTED_PROXIES": "10.0.0.0/33"], "TRUSTED_PROXIES"),
         (["TRUSTED_PROXIES": "proxy.internal"], "TRUSTED_PROXIES"),
         (["JWT_SECRET": "short"], "JWT_SECRET"),
+        (["JWT_SECRET": "change-me-change-me-change-me-change-me"], "JWT_SECRET"),
+        (["JWT_SECRET": "passwordpasswordpasswordpassword"], "JWT_SECRET"),
+        (["JWT_SECRET": String(repeating: "k", count: 64)], "JWT_SECRET"),
+        (["METRICS_PORT": "8080"], "METRICS_PORT"),
+        (["METRICS_PORT": "0"], "METRICS_PORT"),
         (["JWT_SECRET": ""], "JWT_SECRET"),
         (["DATABASE_URL": ""], "DATABASE_URL"),
         (["PORT": "70000"], "PORT"),
         (["LOG_LEVEL": "loud"], "LOG_LEVEL"),
+        (["DATABASE_AUTH_URL": "not a url"], "DATABASE_AUTH_URL"),
+        (["DATABASE_AUTH_POOL_SIZE": "0"], "DATABASE_AUTH_POOL_SIZE"),
     ])
     func aWrongValueIsRefusedByName(_ extra: [String: String], _ named: String) {
         let message = refusal(extra)

@@ -22,7 +22,7 @@ import Testing
         service.currentDirectoryURL = TestCluster.repository
         service.environment = [
             "DATABASE_URL": Self.connectionString(try database.service),
-            "JWT_SECRET": String(repeating: "s", count: 32),
+            "JWT_SECRET": UUID().uuidString + UUID().uuidString,
             "HOST": "127.0.0.1",
             "PORT": String(port),
             "SHUTDOWN_DELAY_MS": "1500",

@@ -92,6 +92,42 @@ import Testing
         #expect(response.json["accessToken"].string == nil)
     }
 
+    /// Unicode TR 39: invisible characters that spoof a name are refused in display names and
+    /// bios, at sign-up and on edit; the joiners and selectors emoji and scripts need are not.
+    @Test func namesAndBiosRefuseInvisibleFormatting() async throws {
+        let user = try await app.signUp("spoof")
+        for (field, value) in [
+            ("displayName", "\u{202E}moc.elgoog"), ("displayName", "ad\u{200B}min"), ("displayName", "\u{3164}"),
+            ("displayName", "Ada\u{200D}"), ("bio", "hello\u{2066}world"), ("bio", "soft\u{00AD}hyphen"), ("bio", "\u{FEFF}bom"),
+        ] {
+            let edit = try await app.client.patch("/v1/me", json: [field: value], token: user.accessToken)
+            #expect(edit.status == 422, "\(field) \(value.unicodeScalars.map { String($0.value, radix: 16) })")
+            #expect(edit.json["detail"].string?.contains("invisible formatting character") == true)
+        }
+        let signUp = try await app.client.post(
+            "/v1/auth/signup", json: ["username": "spoof_\(UUID().uuidString.prefix(6).lowercased())", "password": "long enough password",
+                                      "displayName": "\u{202E}nimda"])
+        #expect(signUp.status == 422)
+        for value in ["👩\u{200D}❤\u{FE0F}\u{200D}👨 Ada", "🏴\u{E0067}\u{E0062}\u{E0065}\u{E006E}\u{E0067}\u{E007F}", "می\u{200C}خواهم", "Zoë ✌\u{FE0F}"] {
+            let edit = try await app.client.patch("/v1/me", json: ["displayName": value, "bio": value], token: user.accessToken)
+            #expect(edit.status == 200, "\(value)")
+            #expect(edit.json["displayName"].string == value)
+        }
+    }
+
+    /// Tokens must never be kept by a cache (RFC 9111): every answer that carries them says so.
+    @Test func tokenResponsesAreNeverStoredByCaches() async throws {
+        let user = try await app.signUp("nocache")
+        let login = try await app.client.logIn(user.username, user.password)
+        let refreshed = try await app.client.post("/v1/auth/refresh", json: ["refreshToken": user.refreshToken])
+        let signUp = try await app.client.post(
+            "/v1/auth/signup", json: ["username": "nocache_\(UUID().uuidString.prefix(6).lowercased())", "password": "long enough password"])
+        for response in [login, refreshed, signUp] {
+            #expect((200...201).contains(response.status))
+            #expect(response.header("Cache-Control") == "no-store")
+        }
+    }
+
     @Test func profileUpdatesTouchOnlyOwnEditableFields() async throws {
         let user = try await app.signUp("editor")
         let updated = try await app.client.patch("/v1/me", json: ["displayName": "  New Name ", "bio": "Hello"], token: user.accessToken)

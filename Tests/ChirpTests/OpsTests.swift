@@ -1,4 +1,6 @@
 import Foundation
+import HTTP
+import TestSupport
 import Testing
 
 /// What operators read: the pool's gauges on `/metrics`. Through the router: these gauges come
@@ -31,6 +33,26 @@ import Testing
         #expect(readiness.json["detail"].string == "this instance is shutting down")
         #expect(try await app.client.get("/v1/posts").status == 200)
         #expect(try await app.client.get("/healthz").status == 200)
+    }
+
+    /// With a listener of its own, `/metrics` is served there and nowhere on the service's port.
+    @Test func metricsCanLiveOnAPortOfTheirOwn() async throws {
+        let app = try await TestService.started(over: .socket) {
+            var metrics = HTTPServerConfiguration(host: "127.0.0.1", port: 0)
+            metrics.connectionLimit = 8
+            $0.metricsHTTP = metrics
+        }
+        #expect(try await app.client.get("/metrics").status == 404)
+        #expect(try await app.client.get("/readyz").status == 200)
+        let port = try #require(app.service.metricsPort)
+        let connection = try RawConnection(port: port)
+        try connection.send("GET /metrics HTTP/1.1\r\nHost: metrics\r\nConnection: close\r\n\r\n")
+        let response = try connection.readResponse()
+        #expect(response.status == 200)
+        #expect(response.text.contains("db_pool_max "))
+        let other = try RawConnection(port: port)
+        try other.send("GET /v1/posts HTTP/1.1\r\nHost: metrics\r\nConnection: close\r\n\r\n")
+        #expect(try other.readResponse().status == 404)
     }
 
     @Test func theDefaultPoolIsThreePerCore() async throws {

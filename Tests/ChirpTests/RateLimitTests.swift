@@ -81,19 +81,17 @@ import Testing
     @Test func failuresFromEverywhereSlowTheUsernameDownWithoutLockingItOut() async throws {
         let app = try await TestService.started(over: .router) {
             $0.rateLimits.loginFailuresPerUsername = RateLimit(name: "login-fail-user", limit: 3, windowSeconds: Self.window)
-            $0.rateLimits.loginSlowdown = .milliseconds(400)
+            $0.rateLimits.loginSlowdown = .seconds(3)
         }
         let user = try await app.signUp("spread")
         let clock = ContinuousClock()
         for attempt in 0..<3 {
-            let started = clock.now
             #expect(try await app.client.logIn(user.username, "guess", from: "198.51.100.\(attempt + 1)").status == 401)
-            #expect(started.duration(to: clock.now) < .milliseconds(400))
         }
         let started = clock.now
         let slowed = try await app.client.logIn(user.username, "guess", from: "198.51.100.9")
         #expect(slowed.status == 401)
-        #expect(started.duration(to: clock.now) >= .milliseconds(400))
+        #expect(started.duration(to: clock.now) >= .seconds(3))
         let owner = try await app.client.logIn(user.username, user.password)
         #expect(owner.status == 200)
     }

@@ -2,6 +2,7 @@ import Chirp
 import Foundation
 import Postgres
 import TestSupport
+import Synchronization
 import Testing
 
 /// Reads on streaming replicas (`scripts/test` starts a cluster with two: one that keeps up, one
@@ -119,18 +120,22 @@ import Testing
         }
         let alice = try await app.signUp("alice")
         #expect(try await eventually { try await replicaIsFit(on: app.client) }, "fit while the primary is idle")
+        // Stopped by a flag, not by cancelling the task: cancelling a task whose URLSession
+        // request is in flight can deadlock FoundationNetworking on Linux (the cancel handler
+        // and the completion each wait for the other's lock).
+        let stop = Atomic<Bool>(false)
         let writing = Task {
-            for index in 0..<60 where !Task.isCancelled {
+            for index in 0..<60 where !stop.load(ordering: .relaxed) {
                 _ = try? await app.createPost("keeping the primary busy \(index)", by: alice)
                 try? await Task.sleep(for: .milliseconds(100))
             }
         }
-        defer { writing.cancel() }
+        defer { stop.store(true, ordering: .relaxed) }
         #expect(try await eventually { try await !replicaIsFit(on: app.client) }, "skipped while it trails by 2 s")
         let primaryBefore = try await metric("db_reads_total", #"{server="primary"}"#, on: app.client)
         #expect(try await app.client.get("/v1/posts").status == 200)
         #expect(try await metric("db_reads_total", #"{server="primary"}"#, on: app.client) == primaryBefore + 1)
-        writing.cancel()
+        stop.store(true, ordering: .relaxed)
         _ = await writing.value
         #expect(try await eventually { try await replicaIsFit(on: app.client) }, "used again once it has caught up")
     }

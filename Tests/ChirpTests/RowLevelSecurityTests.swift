@@ -127,8 +127,45 @@ import Testing
             let error = await #expect(throws: PostgresError.self) { try await self.pool.withSession { try await $0.execute(query) } }
             #expect(error?.sqlState == .insufficientPrivilege, "\(query.sql)")
         }
-        // The control: the auth service does read them.
-        #expect(try await pool.execute(as: .authService, PostgresQuery("select count(*) from credentials").value(Int.self)) == 2)
+        // The control: the auth login does read them, as the auth role.
+        let auth = try PostgresPool(
+            configuration: ChirpConfiguration.authLogin(of: try database.service), pool: .init(maxConnections: 1),
+            eventLoop: TestCluster.eventLoop)
+        defer { auth.close() }
+        #expect(try await auth.execute(as: .authService, PostgresQuery("select count(*) from credentials").value(Int.self)) == 2)
+    }
+
+    /// PostgreSQL checks a role switch against the login role, not the role in effect: the
+    /// service's login cannot become the sign-in role at all, and the old auth role it can still
+    /// become holds nothing, so no statement run on it, injected into any request, reaches
+    /// credentials or refresh tokens (0021).
+    @Test func theServiceLoginCannotBecomeTheAuthRole() async throws {
+        for identity in [PostgresIdentity.user(world.alice), .anonymous] {
+            for query: PostgresQuery in [
+                "select set_config('role', 'chirp_signin', true)",
+                "select set_config('role', 'chirp_owner', true)",
+                "select set_config('role', 'chirp_auth_service', true)",
+                "select set_config('role', 'chirp_auth', true), (select count(*) from credentials)",
+                "select set_config('role', 'chirp_auth', true), (select count(*) from refresh_tokens)",
+            ] {
+                await expectRefused(as: identity, query)
+            }
+        }
+        let error = await #expect(throws: PostgresError.self) {
+            try await self.pool.execute(as: .authService, PostgresQuery("select count(*) from credentials").value(Int.self))
+        }
+        #expect(error?.sqlState == .insufficientPrivilege)
+        // And the auth login can become nothing but the auth role.
+        let auth = try PostgresPool(
+            configuration: ChirpConfiguration.authLogin(of: try database.service), pool: .init(maxConnections: 1),
+            eventLoop: TestCluster.eventLoop)
+        defer { auth.close() }
+        for role in ["chirp_user", "chirp_anon", "chirp_auth", "chirp_owner", "chirp_service"] {
+            let refused = await #expect(throws: PostgresError.self) {
+                try await auth.execute(as: PostgresIdentity(role: role), PostgresQuery("select 1").value(Int.self))
+            }
+            #expect(refused?.sqlState == .insufficientPrivilege, "\(role)")
+        }
     }
 
     @Test func anIdentityEndsWithItsTransaction() async throws {

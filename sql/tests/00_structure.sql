@@ -1,6 +1,6 @@
 -- The review checklist, as queries over the catalog.
 begin;
-select plan(32);
+select plan(33);
 
 -- schema_migrations belongs to the migrator, not to this schema: it is left
 -- out of the checks below and must only be out of the app roles' reach.
@@ -15,7 +15,7 @@ select is(
   'public holds exactly the Chirp tables');
 
 select is_empty($$
-  select r from pg_class c, unnest(array['chirp_service', 'chirp_user', 'chirp_anon', 'chirp_auth']) r
+  select r from pg_class c, unnest(array['chirp_service', 'chirp_auth_service', 'chirp_user', 'chirp_anon', 'chirp_auth', 'chirp_signin']) r
   where c.oid = to_regclass('public.schema_migrations')
     and (has_table_privilege(r, c.oid, 'select, insert, update, delete, truncate, references, trigger')
          or has_any_column_privilege(r, c.oid, 'select, insert, update, references'))
@@ -47,24 +47,32 @@ select is((select nspowner::regrole::text from pg_namespace where nspname = 'app
 
 select is_empty($$
   select rolname from pg_roles
-  where rolname in ('chirp_owner', 'chirp_service', 'chirp_user', 'chirp_anon', 'chirp_auth')
+  where rolname in ('chirp_owner', 'chirp_service', 'chirp_auth_service', 'chirp_user', 'chirp_anon', 'chirp_auth', 'chirp_signin')
     and (rolsuper or rolbypassrls or rolcreaterole or rolcreatedb or rolreplication)
 $$, 'no app role is superuser, bypasses RLS, or creates roles or databases');
 
 select is_empty($$
   select rolname from pg_roles
-  where rolname in ('chirp_owner', 'chirp_user', 'chirp_anon', 'chirp_auth') and rolcanlogin
-$$, 'only chirp_service can log in');
+  where rolname in ('chirp_owner', 'chirp_user', 'chirp_anon', 'chirp_auth', 'chirp_signin') and rolcanlogin
+$$, 'only chirp_service and chirp_auth_service can log in');
 
-select ok((select rolcanlogin and not rolinherit from pg_roles where rolname = 'chirp_service'),
-  'chirp_service logs in and inherits nothing');
+select ok((select bool_and(rolcanlogin and not rolinherit) from pg_roles
+           where rolname in ('chirp_service', 'chirp_auth_service')),
+  'chirp_service and chirp_auth_service log in and inherit nothing');
 
 select is(
   array(select r.rolname::text from pg_auth_members m
         join pg_roles r on r.oid = m.roleid
         where m.member = 'chirp_service'::regrole order by 1),
   array['chirp_anon', 'chirp_auth', 'chirp_user'],
-  'chirp_service can switch to exactly chirp_anon, chirp_auth and chirp_user');
+  'chirp_service can switch to exactly chirp_anon, chirp_auth (which holds nothing since 0021) and chirp_user');
+
+select is(
+  array(select r.rolname::text from pg_auth_members m
+        join pg_roles r on r.oid = m.roleid
+        where m.member = 'chirp_auth_service'::regrole order by 1),
+  array['chirp_signin'],
+  'chirp_auth_service can switch to chirp_signin and nothing else');
 
 select is_empty($$
   select 'class ' || relname from pg_class where relowner = 'chirp_service'::regrole
@@ -92,7 +100,7 @@ select set_eq($$
                             where a.attrelid = c.oid and a.attnum > 0 and not a.attisdropped
                               and has_column_privilege(r, c.oid, a.attnum, p)) || ')' end
   from pg_class c
-  cross join unnest(array['chirp_service', 'chirp_user', 'chirp_anon', 'chirp_auth']) r
+  cross join unnest(array['chirp_service', 'chirp_auth_service', 'chirp_user', 'chirp_anon', 'chirp_auth', 'chirp_signin']) r
   cross join unnest(array['select', 'insert', 'update', 'delete', 'truncate', 'references', 'trigger']) p
   where c.relnamespace = 'public'::regnamespace and c.relkind = 'r' and c.relname <> 'schema_migrations'
     and (has_table_privilege(r, c.oid, p)
@@ -100,16 +108,16 @@ select set_eq($$
 $$, array[
   'chirp_anon select comments', 'chirp_anon select explore_ranks', 'chirp_anon select explore_snapshots',
   'chirp_anon select follows', 'chirp_anon select likes', 'chirp_anon select posts', 'chirp_anon select users',
-  'chirp_auth select credentials', 'chirp_auth insert credentials (password_hash, user_id)',
-  'chirp_auth update credentials (password_hash, updated_at)',
-  'chirp_auth select follows',
-  'chirp_auth select idempotency_keys', 'chirp_auth insert idempotency_keys (idempotency_key, owner_key, request_hash)',
-  'chirp_auth update idempotency_keys (created_at, request_hash, response_body, status_code)',
-  'chirp_auth select rate_limit_hits', 'chirp_auth insert rate_limit_hits (bucket, hits, window_start)',
-  'chirp_auth update rate_limit_hits (hits)', 'chirp_auth delete rate_limit_hits',
-  'chirp_auth select refresh_tokens', 'chirp_auth insert refresh_tokens (expires_at, family_id, token_hash, user_id)',
-  'chirp_auth update refresh_tokens (revoked_at, used_at)',
-  'chirp_auth select users', 'chirp_auth insert users (display_name, username)',
+  'chirp_signin select credentials', 'chirp_signin insert credentials (password_hash, user_id)',
+  'chirp_signin update credentials (password_hash, updated_at)',
+  'chirp_signin select follows',
+  'chirp_signin select idempotency_keys', 'chirp_signin insert idempotency_keys (idempotency_key, owner_key, request_hash)',
+  'chirp_signin update idempotency_keys (created_at, request_hash, response_body, status_code)',
+  'chirp_signin select rate_limit_hits', 'chirp_signin insert rate_limit_hits (bucket, hits, window_start)',
+  'chirp_signin update rate_limit_hits (hits)', 'chirp_signin delete rate_limit_hits',
+  'chirp_signin select refresh_tokens', 'chirp_signin insert refresh_tokens (expires_at, family_id, token_hash, user_id)',
+  'chirp_signin update refresh_tokens (revoked_at, used_at)',
+  'chirp_signin select users', 'chirp_signin insert users (display_name, username)',
   'chirp_user select comments', 'chirp_user insert comments (author_id, body, parent_id, post_id)',
   'chirp_user delete comments',
   'chirp_user select explore_ranks', 'chirp_user select explore_snapshots',
@@ -125,13 +133,13 @@ $$, array[
 
 select set_eq($$
   select r || ' ' || p.oid::regprocedure from pg_proc p
-  cross join unnest(array['chirp_service', 'chirp_user', 'chirp_anon', 'chirp_auth']) r
+  cross join unnest(array['chirp_service', 'chirp_auth_service', 'chirp_user', 'chirp_anon', 'chirp_auth', 'chirp_signin']) r
   where p.pronamespace = 'app'::regnamespace and has_function_privilege(r, p.oid, 'execute')
 $$, array[
   'chirp_anon app.explore_snapshot(integer,integer)', 'chirp_anon app.planned_rows(text,text[])', 'chirp_anon app.user_id()',
   'chirp_anon app.hour_number(timestamp with time zone)', 'chirp_anon app.day_number(timestamp with time zone)',
   'chirp_anon app.posts_matching_newest(tsquery,integer)',
-  'chirp_auth app.expired_before(regclass)', 'chirp_auth app.purge_expired(integer)', 'chirp_auth app.user_id()',
+  'chirp_signin app.expired_before(regclass)', 'chirp_signin app.purge_expired(integer)', 'chirp_signin app.user_id()',
   'chirp_user app.expired_before(regclass)', 'chirp_user app.explore_snapshot(integer,integer)',
   'chirp_user app.planned_rows(text,text[])', 'chirp_user app.user_id()',
   'chirp_user app.hour_number(timestamp with time zone)', 'chirp_user app.day_number(timestamp with time zone)',
@@ -178,9 +186,9 @@ select is_empty($$
 $$, 'chirp_user has no table-wide update or truncate anywhere');
 
 select ok(not has_table_privilege('chirp_user', 'public.users', 'delete')
-          and not has_table_privilege('chirp_auth', 'public.users', 'delete')
-          and not has_any_column_privilege('chirp_auth', 'public.users', 'update'),
-  'no app role deletes users and chirp_auth never updates them');
+          and not has_table_privilege('chirp_signin', 'public.users', 'delete')
+          and not has_any_column_privilege('chirp_signin', 'public.users', 'update'),
+  'no app role deletes users and chirp_signin never updates them');
 
 select is_empty($$
   select p.oid::regprocedure::text from pg_proc p
@@ -204,7 +212,7 @@ $$, 'trigger functions are security definer');
 
 select ok(has_function_privilege('chirp_user', 'app.user_id()', 'execute')
           and has_function_privilege('chirp_anon', 'app.user_id()', 'execute')
-          and has_function_privilege('chirp_auth', 'app.user_id()', 'execute'),
+          and has_function_privilege('chirp_signin', 'app.user_id()', 'execute'),
   'app roles can call app.user_id()');
 
 select is((select provolatile::text from pg_proc where oid = 'app.user_id()'::regprocedure),

@@ -24,7 +24,7 @@ $$, 'users can neither read nor write credentials, refresh tokens or attempt cou
 
 -- The check finds what a role may do: the auth service reads, inserts and
 -- updates secrets, and deletes none.
-select pg_temp.act_as('chirp_auth');
+select pg_temp.act_as('chirp_signin');
 select set_eq($$
   select pg_temp.allowed('{select, insert, update, delete, truncate}', '{credentials, refresh_tokens}')
 $$, array['select credentials', 'insert credentials', 'update credentials',

@@ -11,7 +11,7 @@ insert into refresh_tokens (user_id, family_id, token_hash, expires_at) values
   ('00000000-0000-4000-a000-00000000000b', '00000000-0000-4000-f000-000000000001', '\x0b01', now() + interval '30 days');
 
 -- The auth service: sign-up, login, password change, token rotation.
-select pg_temp.act_as('chirp_auth');
+select pg_temp.act_as('chirp_signin');
 
 select throws_ok($$
   insert into users (id, username) values ('00000000-0000-4000-a000-0000000000ff', 'mallory')

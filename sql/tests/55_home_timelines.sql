@@ -63,7 +63,7 @@ select throws_ok($$ update follows set timeline_from = 'infinity' $$, '42501', n
   'nor move where a follow''s timeline begins');
 select pg_temp.act_as('chirp_anon');
 select throws_ok($$ select count(*) from home_timeline $$, '42501', null, 'anonymous requests read no timeline');
-select pg_temp.act_as('chirp_auth');
+select pg_temp.act_as('chirp_signin');
 select throws_ok($$ select count(*) from home_timeline_pulled $$, '42501', null, 'nor which authors are pulled');
 
 -- Deleting a post and unfollowing remove their rows.
@@ -119,7 +119,7 @@ select ok((select bool_and(timeline_from > now() and timeline_from < 'infinity')
 -- Retention.
 insert into home_timeline (user_id, created_at, post_id, author_id) values
   ('00000000-0000-4000-a000-00000000000c', now() - interval '31 days', '00000000-0000-4000-b000-0000000000b1', '00000000-0000-4000-a000-00000000000b');
-select pg_temp.act_as('chirp_auth');
+select pg_temp.act_as('chirp_signin');
 select cmp_ok(app.purge_expired(), '>=', 1, 'the purge removes rows older than retention');
 reset role;
 select is((select count(*)::integer from home_timeline where created_at < app.expired_before('home_timeline')), 0,

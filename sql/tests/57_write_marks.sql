@@ -37,7 +37,7 @@ insert into posts (author_id, body) values ('00000000-0000-4000-a000-00000000000
 select is((select count(*)::int from write_marks), 2, 'a write without a user marks nothing (the two are the sign-ups'')');
 
 -- A sign-up marks the new account (0017), and only it.
-select pg_temp.act_as('chirp_auth');
+select pg_temp.act_as('chirp_signin');
 insert into users (username) values ('carol');
 reset role;
 select is((select m.xid from write_marks m join users u on u.id = m.user_id where u.username = 'carol'), pg_current_xact_id(),

@@ -62,7 +62,7 @@ select is(pg_temp.claim('00000000-0000-4000-a000-00000000000b', 'k-bob', '\xb3')
 -- Anonymous callers create nothing, so they hold no key at all (05_refusals.sql).
 
 -- The auth service claims a sign-up's anonymous key in the sign-up's transaction.
-select pg_temp.act_as('chirp_auth');
+select pg_temp.act_as('chirp_signin');
 select is(pg_temp.claim('anon:x3', 'signup-1', '\x01'), 1,
   'the auth service records an anonymous key');
 select is(pg_temp.affected($$

@@ -57,7 +57,7 @@ select throws_ok($$ select pg_temp.purge_attempt_windows(1000) $$, '42501', null
   'a user cannot purge attempt windows');
 
 -- The service's housekeeping, as the auth service.
-select pg_temp.act_as('chirp_auth');
+select pg_temp.act_as('chirp_signin');
 select is(app.purge_expired(), 2, 'the purge removes the expired token and the expired key');
 select is(app.purge_expired(), 0, 'a second purge finds nothing');
 select is(pg_temp.purge_attempt_windows(1000), 1, 'housekeeping removes the expired attempt window');
@@ -98,7 +98,7 @@ create or replace function app.expired_before(kind regclass) returns timestamptz
 as $$ select '-infinity'::timestamptz $$;
 select pg_temp.add_expired_rows(interval '1 year');
 
-select pg_temp.act_as('chirp_auth');
+select pg_temp.act_as('chirp_signin');
 select is(app.purge_expired(), 0, 'with endless lifetimes the purge removes nothing');
 select is(pg_temp.purge_attempt_windows(1000), 0, 'nor does housekeeping remove an attempt window');
 select is(pg_temp.affected($$ delete from rate_limit_hits $$), 0, 'nor may the auth service');

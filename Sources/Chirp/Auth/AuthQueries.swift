@@ -1,7 +1,7 @@
 import Foundation
 import Postgres
 
-/// The statements behind sign-up, login and token rotation, run as `chirp_auth`.
+/// The statements behind sign-up, login and token rotation, run as `chirp_signin` on the auth login.
 enum AuthQueries {
     /// The new user, with their credentials and a first session.
     static func signUp(

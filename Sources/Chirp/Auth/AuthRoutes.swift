@@ -24,6 +24,7 @@ struct AuthRoutes: Sendable {
         let password = try Validation.password(try body.string("password"))
         let displayName = try Validation.trimmedText(
             try body.optionalString("displayName") ?? username, field: "displayName", maxLength: 50)
+        try Validation.withoutInvisibleFormatting(displayName, field: "displayName")
 
         let check = RateLimitCheck(limit: limits.signupPerAddress, key: request.remoteAddress)
         let headers = try await database {
@@ -47,7 +48,7 @@ struct AuthRoutes: Sendable {
                         username: username, displayName: displayName, passwordHash: passwordHash,
                         session: session, refreshHash: RefreshTokens.hash(refreshToken)))
                     created = user.id
-                    return .json(201, Session(
+                    return .session(201, Session(
                         user: user, accessToken: tokens.issue(for: Viewer(id: user.id, session: session)),
                         refreshToken: refreshToken, expiresIn: tokens.lifetime))
                 } catch let error as PostgresError where error.sqlState == .uniqueViolation {
@@ -72,7 +73,7 @@ struct AuthRoutes: Sendable {
                     AuthQueries.startSession(session, refreshHash: RefreshTokens.hash(refreshToken)),
                     ProfileQueries.profile(of: user))
                 guard let profile else { throw HTTPError.notFound(detail: "the account no longer exists") }
-                return .json(status, Session(user: profile, accessToken: tokens.issue(for: session), refreshToken: refreshToken, expiresIn: tokens.lifetime))
+                return .session(status, Session(user: profile, accessToken: tokens.issue(for: session), refreshToken: refreshToken, expiresIn: tokens.lifetime))
             })
     }
 
@@ -123,7 +124,7 @@ struct AuthRoutes: Sendable {
                     try await pool.execute(as: .authService, startSession, failuresHere.refund, failuresAnywhere.refund)
                 }
             }
-            return .json(200, Session(user: user, accessToken: tokens.issue(for: session), refreshToken: refreshToken, expiresIn: tokens.lifetime))
+            return .session(200, Session(user: user, accessToken: tokens.issue(for: session), refreshToken: refreshToken, expiresIn: tokens.lifetime))
         }
     }
 
@@ -153,7 +154,7 @@ struct AuthRoutes: Sendable {
                 throw HTTPError.unauthorized(code: "unauthorized", detail: "the refresh token is invalid, expired or already used")
             }
             let session = Viewer(id: rotated.profile.id, session: rotated.session)
-            return .json(200, Session(user: rotated.profile, accessToken: tokens.issue(for: session), refreshToken: successor, expiresIn: tokens.lifetime))
+            return .session(200, Session(user: rotated.profile, accessToken: tokens.issue(for: session), refreshToken: successor, expiresIn: tokens.lifetime))
         }
     }
 

@@ -1,3 +1,5 @@
+import HTTP
+
 /// What sign-up, login and refresh answer: the user and a fresh token pair.
 struct Session: JSONWritable {
     var user: Profile
@@ -12,5 +14,15 @@ struct Session: JSONWritable {
         json.key("refreshToken"); json.string(refreshToken)
         json.key("expiresIn"); json.int(expiresIn)
         json.endObject()
+    }
+}
+
+extension HTTPResponse {
+    /// A session's answer: its tokens must never be kept by a cache, a browser's or a proxy's
+    /// (RFC 9111 §5.2.2.5).
+    static func session(_ status: Int, _ session: Session) -> HTTPResponse {
+        var response = HTTPResponse.json(status, session)
+        response.headers.set("Cache-Control", "no-store")
+        return response
     }
 }

@@ -19,6 +19,7 @@ extension PostgresIdentity {
         user(viewer.id).checking(.init(function: "app.require_session", argument: viewer.session.lowercasedString))
     }
 
-    /// Sign-up, login and refresh tokens: the only role that can read credentials.
-    public static let authService = PostgresIdentity(role: "chirp_auth")
+    /// Sign-up, login and refresh tokens: the only role that can read credentials, which only
+    /// the auth login (`ChirpConfiguration.authDatabase`) can become (0021).
+    public static let authService = PostgresIdentity(role: "chirp_signin")
 }

@@ -41,6 +41,8 @@ struct ProfileRoutes: Sendable {
         let body = try JSONBody(request, allowed: ["displayName", "bio"])
         let displayName = try body.optionalString("displayName").map { try Validation.trimmedText($0, field: "displayName", maxLength: 50) }
         let bio = try body.optionalString("bio").map { try Validation.text($0, field: "bio", maxLength: 300) }
+        if let displayName { try Validation.withoutInvisibleFormatting(displayName, field: "displayName") }
+        if let bio { try Validation.withoutInvisibleFormatting(bio, field: "bio") }
         let profile = try await database {
             try await services.pool.execute(as: services.writer(viewer), ProfileQueries.update(displayName: displayName, bio: bio))
         }

@@ -52,6 +52,40 @@ enum Validation {
         return value
     }
 
+    /// Text that names or describes a person (a display name, a bio): `text`'s rules, and none of
+    /// the invisible characters Unicode TR 39 warns are used to spoof one. Default-ignorable
+    /// code points show nothing or change how the text around them shows: a right-to-left
+    /// override turns "moc.elgoog" into "google.com", a zero-width space hides inside a name, a
+    /// Hangul filler stands in for a blank one. They are refused, except where emoji and scripts
+    /// need them: a joiner (ZWJ, ZWNJ) between two visible characters, a variation selector
+    /// after one, and tag characters completing a flag.
+    static func withoutInvisibleFormatting(_ value: String, field: String) throws {
+        let scalars = Array(value.unicodeScalars)
+        func shows(_ index: Int) -> Bool {
+            guard scalars.indices.contains(index) else { return false }
+            let scalar = scalars[index]
+            return !scalar.properties.isWhitespace
+                && (!scalar.properties.isDefaultIgnorableCodePoint || isVariationSelector(scalar))
+        }
+        for (index, scalar) in scalars.enumerated() where scalar.properties.isDefaultIgnorableCodePoint {
+            let allowed: Bool
+            switch scalar.value {
+            case 0x200C, 0x200D: allowed = shows(index - 1) && shows(index + 1)
+            case 0xFE00...0xFE0F, 0xE0100...0xE01EF: allowed = shows(index - 1)
+            case 0xE0020...0xE007F: allowed = index > 0 && (scalars[index - 1] == "\u{1F3F4}" || (0xE0020...0xE007E).contains(scalars[index - 1].value))
+            default: allowed = false
+            }
+            guard allowed else {
+                throw HTTPError.unprocessable(
+                    detail: "\(field) contains an invisible formatting character (U+\(String(scalar.value, radix: 16, uppercase: true)))")
+            }
+        }
+    }
+
+    private static func isVariationSelector(_ scalar: Unicode.Scalar) -> Bool {
+        (0xFE00...0xFE0F).contains(scalar.value) || (0xE0100...0xE01EF).contains(scalar.value)
+    }
+
     /// `text`'s rules on the text as sent, then leading and trailing white space removed, and
     /// `minLength` checked on what is left. The length limit and the control-character rule
     /// apply to what the client sent, as the API's schema states them (a `maxLength` counts the

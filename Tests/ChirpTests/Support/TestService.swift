@@ -76,6 +76,9 @@ extension ChirpConfiguration {
         var configuration = ChirpConfiguration(
             database: try database.service, pool: .init(maxConnections: 8, leaseTimeout: .seconds(5)),
             http: http, jwtSecret: TestSecret.bytes, logLevel: .error)
+        // Two sign-in connections: enough for the tests, and every test database's pools add up
+        // on the test cluster (and behind the pooler, on its server connections).
+        configuration.authPool.maxConnections = 2
         configuration.rateLimits.signupPerAddress.limit = 100_000
         configuration.rateLimits.loginPerAddress.limit = 100_000
         configuration.rateLimits.refreshPerAddress.limit = 100_000

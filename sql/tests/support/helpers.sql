@@ -3,11 +3,12 @@
 -- to the test's session, any role the test switches to can call them, and the
 -- schema under test never sees them.
 
--- Switches to an app role the way a request does: through chirp_service.
+-- Switches to an app role the way a request does: through its login,
+-- chirp_auth_service for chirp_signin (0021) and chirp_service for the others.
 create function pg_temp.act_as(who text, uid uuid default null) returns void
   language plpgsql as $$
 begin
-  perform set_config('role', 'chirp_service', true);
+  perform set_config('role', case who when 'chirp_signin' then 'chirp_auth_service' else 'chirp_service' end, true);
   perform set_config('role', who, true);
   perform set_config('app.user_id', coalesce(uid::text, ''), true);
 end
