@@ -42,7 +42,8 @@ import json
 import sys
 
 import schemathesis
-from schemathesis.openapi.checks import AcceptedNegativeData, RejectedPositiveData, UseAfterFree
+from schemathesis.core.failures import AcceptedNegativeData
+from schemathesis.openapi.checks import RejectedPositiveData, UseAfterFree
 
 
 def _problem(response):
