@@ -25,6 +25,8 @@ enum CeilingScripts {
     /// Placeholders the builders are called with, replaced by pgbench expressions.
     static let viewer = PostgresUUID(high: 0x0000_0000_0000_4000, low: 0x8000_0000_0000_beef)
     static let session = PostgresUUID(high: 0x0000_0000_0000_4000, low: 0x8000_0000_5e55_1011)
+    /// The id a create chooses for its new row: a fresh one in every transaction.
+    static let newRow = PostgresUUID(high: 0x0000_0000_0000_4000, low: 0x8000_0000_0000_0e70)
     static let post = PostgresUUID(high: 0x0000_0000_0000_4000, low: 0x8000_0000_000b_0b0b)
     static let username = "bench_author"
 
@@ -86,10 +88,10 @@ enum CeilingScripts {
         ]
         // Creates run their insert with BEGIN and the identity, then COMMIT on its own.
         scripts.append(render("post", seed: seed, [(signedIn, false, [
-            PostQueries.create(by: viewer, body: "Benchmarking the write path").query,
+            PostQueries.create(newRow, by: viewer, body: "Benchmarking the write path").query,
         ])], commitApart: true))
         scripts.append(render("comment", seed: seed, [(signedIn, false, [
-            CommentQueries.create(on: post, parent: nil, by: viewer, body: "Benchmarking the comment path").query,
+            CommentQueries.create(newRow, on: post, parent: nil, by: viewer, body: "Benchmarking the comment path").query,
         ])], commitApart: true))
         return scripts
     }
@@ -114,6 +116,7 @@ enum CeilingScripts {
                 switch binding {
                 case viewer.postgresText?: replacement = "md5(:user_prefix || :uid)::uuid" + (identity ? "::text" : "")
                 case session.postgresText?: replacement = "md5(:session_prefix || :uid)::uuid"
+                case newRow.postgresText?: replacement = "gen_random_uuid()"
                 case post.postgresText?: replacement = "md5(:post_prefix || :post)::uuid"
                 case username?: replacement = "('demo' || :author)"
                 case nil: replacement = "null"
@@ -128,12 +131,15 @@ enum CeilingScripts {
             return sql.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }.joined(separator: " ") + ";"
         }
         for (identity, readOnly, queries) in transactions {
-            // The very statements `PostgresPool.execute` sends; the identity is the second.
+            // The very statements `PostgresPool.execute` sends; the identity follows `BEGIN`, and a
+            // write's transaction id.
             let statements = PostgresPool.transactionStatements(queries, as: identity, readOnly: readOnly)
-            let rendered = statements.enumerated().map { statement($1, identity: $0 == 1) }
+            let identityIndex = readOnly ? 1 : 2
+            let rendered = statements.enumerated().map { statement($1, identity: $0 == identityIndex) }
             lines.append("\\startpipeline")
             if commitApart {
-                // `withTransaction`: the body's round trip, then `COMMIT` on its own.
+                // `withTransaction`: the body's round trip, then `COMMIT` on its own (the service
+                // reads the transaction's id with its commit; here it travels with `BEGIN`).
                 lines += rendered.dropLast()
                 lines.append("\\endpipeline")
                 lines += rendered.suffix(1)

@@ -16,8 +16,8 @@ extension PostgresConnection {
     }
 
     /// Sends statements and a sync; their results are read with `collect(_:on:)`.
-    func send(_ queries: [PostgresQuery], on loop: EventLoop) async throws -> PendingPipeline {
-        let pending = try sendPipeline(queries)
+    func send(_ queries: [PostgresQuery], flushAfter: Int? = nil, on loop: EventLoop) async throws -> PendingPipeline {
+        let pending = try sendPipeline(queries, flushAfter: flushAfter)
         try await flush(on: loop)
         return pending
     }
@@ -28,6 +28,20 @@ extension PostgresConnection {
             if let results = try advance(&pending) { return results }
             try await consumeInput(on: loop)
         }
+    }
+
+    /// For `PostgresFaults`: reads results until `count` have arrived, waits for the server to
+    /// finish the pipeline, then cuts the connection as a network would and fails as a read
+    /// from it would: whatever else arrived is never read.
+    func breakAfter(results count: Int, of pending: inout PendingPipeline, on loop: EventLoop) async throws {
+        while pending.results.count < count {
+            _ = try advance(&pending, stoppingAt: count)
+            if pending.results.count < count { try await consumeInput(on: loop) }
+        }
+        try await Task.sleep(for: .milliseconds(100))
+        shutdown(PQsocket(handle), Int32(SHUT_RDWR))
+        markBroken()
+        throw PostgresError(.connection, message: "the connection was cut after the server committed (injected fault)")
     }
 
     /// Runs a script of several statements with the simple query protocol, without

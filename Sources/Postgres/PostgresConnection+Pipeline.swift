@@ -21,15 +21,16 @@ struct PendingPipeline {
 
 extension PostgresConnection {
     /// Sends statements and a sync without waiting, so a caller can send on several
-    /// connections before collecting from any of them.
-    func sendPipeline(_ queries: [PostgresQuery]) throws -> PendingPipeline {
+    /// connections before collecting from any of them. `flushAfter` names a statement whose
+    /// result the server sends at once rather than with the rest at the sync.
+    func sendPipeline(_ queries: [PostgresQuery], flushAfter: Int? = nil) throws -> PendingPipeline {
         guard PQenterPipelineMode(handle) == 1 else { throw connectionError() }
         var pending = PendingPipeline()
         pending.steps.reserveCapacity(queries.count)
         pending.results.reserveCapacity(queries.count)
         var preparing: [StatementKey: String] = [:]
         do {
-            for query in queries {
+            for (index, query) in queries.enumerated() {
                 let name: String?
                 let key = StatementKey(query.sql)
                 if let known = preparedStatements[key] ?? preparing[key] {
@@ -47,6 +48,9 @@ extension PostgresConnection {
                 }
                 try send(query, statement: name)
                 pending.steps.append(.execute)
+                if index == flushAfter {
+                    guard PQsendFlushRequest(handle) == 1 else { throw connectionError() }
+                }
             }
             guard PQpipelineSync(handle) == 1 else { throw connectionError() }
         } catch {
@@ -104,9 +108,11 @@ extension PostgresConnection {
 
     /// Reads whatever results of `pending` have arrived, without waiting. Returns them all once
     /// the pipeline's sync is in, or nil when more input is needed. Throws the first error only
-    /// after the whole pipeline has been drained, so the connection stays usable.
-    func advance(_ pending: inout PendingPipeline) throws -> [PostgresResult]? {
+    /// after the whole pipeline has been drained, so the connection stays usable. With
+    /// `stoppingAt`, it stops (returning nil) once that many results are in.
+    func advance(_ pending: inout PendingPipeline, stoppingAt limit: Int = .max) throws -> [PostgresResult]? {
         while true {
+            if pending.results.count >= limit && !pending.awaitingEnd { return nil }
             if PQisBusy(handle) == 1 { return nil }
             guard pending.next < pending.steps.count else { return try finish(&pending) }
             if pending.awaitingEnd {

@@ -16,6 +16,15 @@ public struct PostgresError: Error, Sendable, CustomStringConvertible {
         case missingRow
         /// The client library misbehaved or was misused (a bug, not bad data).
         case client
+        /// The connection broke during a write transaction that certainly did not commit (the
+        /// server says it aborted, or `COMMIT` was never sent): it may simply be run again.
+        case lostBeforeCommit
+        /// The connection broke after `COMMIT` was sent, and the server says the transaction
+        /// committed: it took effect, but its results were lost with the connection.
+        case committedUnanswered
+        /// The connection broke after `COMMIT` was sent, and whether the transaction committed
+        /// could not be learned (the database is down, or the transaction's id never arrived).
+        case outcomeUnknown
     }
 
     public var kind: Kind
@@ -46,7 +55,7 @@ public struct PostgresError: Error, Sendable, CustomStringConvertible {
 
     /// True when the connection that produced the error can no longer be used.
     public var isConnectionLost: Bool {
-        kind == .connection || sqlState?.class == .connectionException
+        kind == .connection || kind == .lostBeforeCommit || sqlState?.class == .connectionException
             || sqlState == .adminShutdown || sqlState == .crashShutdown
             || sqlState == .cannotConnectNow || sqlState == .idleSessionTimeout
     }

@@ -5,7 +5,8 @@ extension PostgresPool {
     /// Runs statements as one transaction in one round trip: `BEGIN`, the identity, the
     /// statements and `COMMIT` are pipelined together. Returns the statements' outputs, in
     /// order. Serialization failures and deadlocks are retried; a lost connection is retried
-    /// only for read-only work, since a write may have committed before the connection broke.
+    /// for read-only work, and for a write only once the server says it did not commit
+    /// (`PostgresPool+CommitOutcome`).
     @discardableResult
     public func execute<each Statement: PostgresStatement>(
         as identity: PostgresIdentity, readOnly: Bool = false, _ statements: repeat each Statement
@@ -25,6 +26,15 @@ extension PostgresPool {
 
     private func execute(_ queries: [PostgresQuery], as identity: PostgresIdentity, readOnly: Bool) async throws -> [PostgresResult] {
         let loop = currentLoop
+        guard readOnly else {
+            return try await retrying(readOnly: false) { checkingIdle in
+                do {
+                    return try await attemptWrite(queries, as: identity, on: loop, checkingIdle: checkingIdle)
+                } catch let lost as LostWrite {
+                    throw await outcome(of: lost)
+                }
+            }
+        }
         return try await retrying(readOnly: readOnly) { checkingIdle in
             let connection = try await lease(count: 1, on: loop, checkingIdle: checkingIdle)[0]
             defer { release(connection) }
@@ -40,30 +50,57 @@ extension PostgresPool {
     }
 
     /// Runs `body` in a transaction with `identity`. `BEGIN` and the identity travel with the
-    /// body's first statements; `COMMIT` follows the body. The body may run more than once
-    /// (after a serialization failure or deadlock), so it must not have effects outside the
-    /// database. The transaction is valid only inside `body`.
+    /// body's first statements; `COMMIT` follows the body, with the transaction's id read in the
+    /// same round trip. The body may run more than once (after a serialization failure or
+    /// deadlock, or a connection lost before the commit), so it must not have effects outside
+    /// the database. A connection lost at the commit is resolved as `execute` resolves it. The
+    /// transaction is valid only inside `body`.
     public func withTransaction<T>(
         as identity: PostgresIdentity, readOnly: Bool = false,
         _ body: (PostgresTransaction) async throws -> T
     ) async throws -> T {
         let loop = currentLoop
         return try await retrying(readOnly: readOnly) { checkingIdle in
-            let connection = try await lease(count: 1, on: loop, checkingIdle: checkingIdle)[0]
-            defer { release(connection) }
-            let transaction = PostgresTransaction(
-                connection: connection, loop: loop,
-                preamble: Array(Self.transactionStatements([], as: identity, readOnly: readOnly).prefix(1 + identity.prologueCount)))
-            defer { transaction.end() }
             do {
-                let value = try await body(transaction)
-                try await transaction.commit()
-                return value
-            } catch {
-                await connection.rollBackIfNeeded(on: loop)
-                throw error
+                return try await attemptTransaction(as: identity, readOnly: readOnly, on: loop, checkingIdle: checkingIdle, body)
+            } catch let lost as LostWrite {
+                throw await outcome(of: lost)
             }
         }
+    }
+
+    /// One attempt of `withTransaction`; a write's connection lost at its commit is a
+    /// `LostWrite`, thrown once the connection is released.
+    private func attemptTransaction<T>(
+        as identity: PostgresIdentity, readOnly: Bool, on loop: EventLoop, checkingIdle: Bool,
+        _ body: (PostgresTransaction) async throws -> T
+    ) async throws -> T {
+        let connection = try await lease(count: 1, on: loop, checkingIdle: checkingIdle)[0]
+        defer { release(connection) }
+        let transaction = PostgresTransaction(
+            connection: connection, loop: loop,
+            preamble: [PostgresQuery(sql: readOnly ? "begin read only" : "begin")] + identity.prologue,
+            readsItsID: !readOnly, faults: faults)
+        defer { transaction.end() }
+        let value: T
+        do {
+            value = try await body(transaction)
+        } catch let error as PostgresError where error.isConnectionLost && !readOnly {
+            // Before its commit was sent: the transaction is gone with its connection.
+            throw PostgresError(.lostBeforeCommit, message: error.message)
+        } catch {
+            await connection.rollBackIfNeeded(on: loop)
+            throw error
+        }
+        do {
+            try await transaction.commit()
+        } catch let lost as LostWrite {
+            throw lost
+        } catch {
+            await connection.rollBackIfNeeded(on: loop)
+            throw error
+        }
+        return value
     }
 
     /// Runs two read-only statements at once, each in a transaction of its own on its own
@@ -121,13 +158,13 @@ extension PostgresPool {
         return results
     }
 
-    /// `BEGIN`, the identity's prologue, statements, `COMMIT`: what `execute` sends in one
-    /// round trip.
+    /// `BEGIN`, a write's transaction id (`PostgresPool+CommitOutcome`), the identity's
+    /// prologue, statements, `COMMIT`: what `execute` sends in one round trip.
     package static func transactionStatements(
         _ queries: [PostgresQuery], as identity: PostgresIdentity, readOnly: Bool
     ) -> [PostgresQuery] {
-        [PostgresQuery(sql: readOnly ? "begin read only" : "begin")] + identity.prologue
-            + queries + [PostgresQuery(sql: "commit")]
+        (readOnly ? [PostgresQuery(sql: "begin read only")] : [PostgresQuery(sql: "begin"), transactionID])
+            + identity.prologue + queries + [PostgresQuery(sql: "commit")]
     }
 
     /// Runs `attempt` until it succeeds or fails for good, telling it whether to check idle
@@ -142,7 +179,7 @@ extension PostgresPool {
                 let mayRetry = readOnly && attempts == 1 && poolConfiguration.maxAttempts > 1
                 return try await attempt(!mayRetry)
             } catch let error as PostgresError where attempts < poolConfiguration.maxAttempts {
-                guard error.isTransient || (error.isConnectionLost && readOnly) else { throw error }
+                guard error.isTransient || (error.isConnectionLost && readOnly) || error.kind == .lostBeforeCommit else { throw error }
             }
         }
     }

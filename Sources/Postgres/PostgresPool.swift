@@ -16,6 +16,8 @@ public final class PostgresPool: @unchecked Sendable {
     public let poolConfiguration: PostgresPoolConfiguration
     /// Where sockets are waited on when the caller runs on no loop's thread.
     public let eventLoop: EventLoop
+    /// Faults a test may inject into this pool's writes (none unless armed).
+    package let faults = PostgresFaults()
     /// Whether `eventLoop` was made by the pool, and so stops with it.
     private let ownsEventLoop: Bool
 

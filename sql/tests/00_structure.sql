@@ -117,8 +117,8 @@ $$, array[
   'chirp_signin update rate_limit_hits (hits)', 'chirp_signin delete rate_limit_hits',
   'chirp_signin select refresh_tokens', 'chirp_signin insert refresh_tokens (expires_at, family_id, token_hash, user_id)',
   'chirp_signin update refresh_tokens (revoked_at, used_at)',
-  'chirp_signin select users', 'chirp_signin insert users (display_name, username)',
-  'chirp_user select comments', 'chirp_user insert comments (author_id, body, parent_id, post_id)',
+  'chirp_signin select users', 'chirp_signin insert users (display_name, id, username)',
+  'chirp_user select comments', 'chirp_user insert comments (author_id, body, id, parent_id, post_id)',
   'chirp_user delete comments',
   'chirp_user select explore_ranks', 'chirp_user select explore_snapshots',
   'chirp_user select follows', 'chirp_user insert follows (followee_id, follower_id)', 'chirp_user delete follows',
@@ -126,7 +126,7 @@ $$, array[
   'chirp_user select idempotency_keys', 'chirp_user insert idempotency_keys (idempotency_key, owner_key, request_hash)',
   'chirp_user update idempotency_keys (created_at, request_hash, response_body, status_code)',
   'chirp_user select likes', 'chirp_user insert likes (post_id, user_id)', 'chirp_user delete likes',
-  'chirp_user select posts', 'chirp_user insert posts (author_id, body)', 'chirp_user delete posts',
+  'chirp_user select posts', 'chirp_user insert posts (author_id, body, id)', 'chirp_user delete posts',
   'chirp_user select users', 'chirp_user update users (bio, display_name)',
   'chirp_user select write_marks'
 ], 'the login and request roles hold exactly the table privileges the service uses');

@@ -13,9 +13,11 @@ insert into refresh_tokens (user_id, family_id, token_hash, expires_at) values
 -- The auth service: sign-up, login, password change, token rotation.
 select pg_temp.act_as('chirp_signin');
 
+-- The service chooses a new user's id (0022), so that a sign-up whose answer is
+-- lost as it commits can be read back; an id already taken is refused.
 select throws_ok($$
-  insert into users (id, username) values ('00000000-0000-4000-a000-0000000000ff', 'mallory')
-$$, '42501', null, 'the auth service cannot choose a user id');
+  insert into users (id, username) values ('00000000-0000-4000-a000-00000000000a', 'mallory')
+$$, '23505', null, 'the auth service cannot take an existing user''s id');
 select lives_ok($$
   insert into users (username, display_name) values ('carol', 'Carol')
 $$, 'the auth service creates a user');

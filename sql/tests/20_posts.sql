@@ -26,8 +26,9 @@ select throws_ok($$
   insert into posts (author_id, body, comment_count) values ('00000000-0000-4000-a000-00000000000a', 'busy', 9999)
 $$, '42501', null, 'a user cannot mass-assign comment_count');
 select throws_ok($$
-  insert into posts (id, author_id, body) values ('00000000-0000-4000-b000-0000000000b1', '00000000-0000-4000-a000-00000000000a', 'x')
-$$, '42501', null, 'a user cannot choose a post id');
+  insert into posts (id, author_id, body)
+  select id, '00000000-0000-4000-a000-00000000000a', 'x' from posts where author_id <> '00000000-0000-4000-a000-00000000000a' limit 1
+$$, '23505', null, 'a user cannot take the id of someone else''s post (the service chooses new ids, 0022)');
 select throws_ok($$
   insert into posts (author_id, body, created_at) values ('00000000-0000-4000-a000-00000000000a', 'from the future', now() + interval '1 year')
 $$, '42501', null, 'a user cannot backdate or postdate a post');

@@ -5,11 +5,11 @@ import Postgres
 enum AuthQueries {
     /// The new user, with their credentials and a first session.
     static func signUp(
-        username: String, displayName: String, passwordHash: String, session: PostgresUUID, refreshHash: [UInt8]
+        _ id: PostgresUUID, username: String, displayName: String, passwordHash: String, session: PostgresUUID, refreshHash: [UInt8]
     ) -> PostgresRead<Profile> {
         PostgresQuery("""
         with u as (
-            insert into users (username, display_name) values (\(username), \(displayName))
+            insert into users (id, username, display_name) values (\(id), \(username), \(displayName))
             returning *
         ), credential as (
             insert into credentials (user_id, password_hash) select id, \(passwordHash)::text from u
@@ -116,6 +116,15 @@ enum AuthQueries {
             )
             select exists (select from changed)
             """).onlyRow { try $0.decode(Bool.self, at: 0) }
+    }
+
+    /// The user and session holding a refresh token, by its hash: a rotation whose answer was
+    /// lost is read back through the successor it stored.
+    static func holder(of tokenHash: [UInt8]) -> PostgresRead<(profile: Profile, session: PostgresUUID)?> {
+        PostgresQuery("""
+            select \(unescaped: Profile.columns), t.family_id from refresh_tokens t join users u on u.id = t.user_id
+            where t.token_hash = \(PostgresBytes(tokenHash))
+            """).firstRow { row in (try Profile(row: row), try row.decode(PostgresUUID.self, "family_id")) }
     }
 
     /// Ends the session the token belongs to, if it is the caller's.

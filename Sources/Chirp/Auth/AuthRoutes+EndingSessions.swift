@@ -11,8 +11,10 @@ extension AuthRoutes {
         let body = try JSONBody(request, allowed: ["refreshToken"])
         let presented = try body.string("refreshToken")
         if RefreshTokens.isWellFormed(presented) {
-            _ = try await database {
-                try await pool.execute(as: .authService, AuthQueries.revoke(refreshHash: RefreshTokens.hash(presented), userID: viewer.id))
+            try await database {
+                try await repeatable {
+                    _ = try await pool.execute(as: .authService, AuthQueries.revoke(refreshHash: RefreshTokens.hash(presented), userID: viewer.id))
+                }
             }
         }
         return .empty(204)
@@ -22,9 +24,11 @@ extension AuthRoutes {
     func logOutEverywhere(_ request: HTTPRequest) async throws -> HTTPResponse {
         let viewer = try authenticator.requireViewer(of: request)
         let ended = try await database {
-            try await pool.execute(as: .authService, AuthQueries.revokeAll(of: viewer))
+            // Committed with its answer lost: the caller's session was live (it passed the
+            // request's check), so the revocation ended it with the rest.
+            try await answering({ try await pool.execute(as: .authService, AuthQueries.revokeAll(of: viewer)).affectedRows > 0 }, ifCommitted: { true })
         }
-        guard ended.affectedRows > 0 else { throw Self.sessionEnded }
+        guard ended else { throw Self.sessionEnded }
         return .empty(204)
     }
 
@@ -37,7 +41,7 @@ extension AuthRoutes {
 
         let check = RateLimitCheck(limit: limits.passwordChangesPerUser, key: viewer.id.lowercasedString)
         let (budget, storedHash) = try await database {
-            try await pool.execute(as: .authService, check.statement, AuthQueries.passwordHash(of: viewer))
+            try await repeatable { try await pool.execute(as: .authService, check.statement, AuthQueries.passwordHash(of: viewer)) }
         }
         let headers = try [budget].enforce()
         return try await reporting(headers) {
@@ -49,7 +53,10 @@ extension AuthRoutes {
             }
             let newHash = try await hashed { try hasher.hash(replacement) }
             let changed = try await database {
-                try await pool.execute(as: .authService, AuthQueries.changePassword(of: viewer, to: newHash))
+                try await answering({ try await pool.execute(as: .authService, AuthQueries.changePassword(of: viewer, to: newHash)) }, ifCommitted: {
+                    // Committed, with the caller's session live or not: read which.
+                    try await pool.execute(as: .authService, AuthQueries.passwordHash(of: viewer)) == newHash
+                })
             }
             guard changed else { throw Self.sessionEnded }
             return .empty(204)

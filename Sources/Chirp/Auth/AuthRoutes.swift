@@ -28,7 +28,7 @@ struct AuthRoutes: Sendable {
 
         let check = RateLimitCheck(limit: limits.signupPerAddress, key: request.remoteAddress)
         let headers = try await database {
-            try await [pool.execute(as: .authService, check.statement)]
+            try await [repeatable { try await pool.execute(as: .authService, check.statement) }]
         }.enforce()
 
         return try await reporting(headers) {
@@ -42,10 +42,19 @@ struct AuthRoutes: Sendable {
             let passwordHash = try await hashed { try hasher.hash(password) }
             let refreshToken = RefreshTokens.generate()
             let session = PostgresUUID(UUID())
-            return try await idempotency.create(request, owner: owner, as: .authService, memory: memory) { transaction in
+            let userID = PostgresUUID(UUID())
+            let readBack = {
+                guard let user = try await pool.execute(as: .authService, ProfileQueries.profile(of: userID)) else {
+                    throw PostgresError(.outcomeUnknown, message: "sign-up \(userID) committed but cannot be read back")
+                }
+                return HTTPResponse.session(201, Session(
+                    user: user, accessToken: tokens.issue(for: Viewer(id: userID, session: session)),
+                    refreshToken: refreshToken, expiresIn: tokens.lifetime))
+            }
+            return try await idempotency.create(request, owner: owner, as: .authService, memory: memory, readBack: readBack) { transaction in
                 do {
                     let user = try await transaction.execute(AuthQueries.signUp(
-                        username: username, displayName: displayName, passwordHash: passwordHash,
+                        userID, username: username, displayName: displayName, passwordHash: passwordHash,
                         session: session, refreshHash: RefreshTokens.hash(refreshToken)))
                     created = user.id
                     return .session(201, Session(
@@ -95,9 +104,11 @@ struct AuthRoutes: Sendable {
         let failuresHere = RateLimitCheck(limit: limits.loginFailuresPerUsernameAndAddress, key: "\(username)@\(request.remoteAddress)")
         let failuresAnywhere = RateLimitCheck(limit: limits.loginFailuresPerUsername, key: username)
         let (addressBudget, budgetHere, budgetAnywhere, account) = try await database {
-            try await pool.execute(
-                as: .authService, perAddress.statement, failuresHere.statement, failuresAnywhere.statement,
-                AuthQueries.account(username: username))
+            try await repeatable {
+                try await pool.execute(
+                    as: .authService, perAddress.statement, failuresHere.statement, failuresAnywhere.statement,
+                    AuthQueries.account(username: username))
+            }
         }
         let headers = try [addressBudget, budgetHere].enforce()
 
@@ -115,14 +126,17 @@ struct AuthRoutes: Sendable {
             let refreshToken = RefreshTokens.generate()
             let session = Viewer(id: user.id, session: PostgresUUID(UUID()))
             let startSession = AuthQueries.startSession(session, refreshHash: RefreshTokens.hash(refreshToken))
+            // Committed with its answer lost: the session is stored, and the answer is known here.
             try await database {
-                if let newHash {
-                    try await pool.execute(
-                        as: .authService, startSession, failuresHere.refund, failuresAnywhere.refund,
-                        AuthQueries.replacePasswordHash(userID: user.id, passwordHash: newHash))
-                } else {
-                    try await pool.execute(as: .authService, startSession, failuresHere.refund, failuresAnywhere.refund)
-                }
+                try await answering({
+                    if let newHash {
+                        try await pool.execute(
+                            as: .authService, startSession, failuresHere.refund, failuresAnywhere.refund,
+                            AuthQueries.replacePasswordHash(userID: user.id, passwordHash: newHash))
+                    } else {
+                        try await pool.execute(as: .authService, startSession, failuresHere.refund, failuresAnywhere.refund)
+                    }
+                }, ifCommitted: {})
             }
             return .session(200, Session(user: user, accessToken: tokens.issue(for: session), refreshToken: refreshToken, expiresIn: tokens.lifetime))
         }
@@ -138,16 +152,21 @@ struct AuthRoutes: Sendable {
         // successor, and its retry with the token it holds would look like reuse and end the
         // session.
         let headers = try await database {
-            try await [pool.execute(as: .authService, check.statement)]
+            try await [repeatable { try await pool.execute(as: .authService, check.statement) }]
         }.enforce()
         return try await reporting(headers) {
             let successor = RefreshTokens.generate()
             var rotated: (profile: Profile, session: PostgresUUID)?
             if RefreshTokens.isWellFormed(presented) {
                 rotated = try await database {
-                    try await pool.execute(
-                        as: .authService,
-                        AuthQueries.rotate(presentedHash: RefreshTokens.hash(presented), successorHash: RefreshTokens.hash(successor)))
+                    try await answering({
+                        try await pool.execute(
+                            as: .authService,
+                            AuthQueries.rotate(presentedHash: RefreshTokens.hash(presented), successorHash: RefreshTokens.hash(successor)))
+                    }, ifCommitted: {
+                        // Rotated, or not (a dead token commits nothing): the successor says which.
+                        try await pool.execute(as: .authService, AuthQueries.holder(of: RefreshTokens.hash(successor)))
+                    })
                 }
             }
             guard let rotated else {

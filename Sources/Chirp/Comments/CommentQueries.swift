@@ -31,15 +31,23 @@ package enum CommentQueries {
     /// 404) rather than failing on whichever foreign key the server checks first. A parent
     /// that is not a top-level comment of this post fails on `comments_parent_same_post_fkey`
     /// or the trigger `comments_reply_to_top_level`.
-    package static func create(on post: PostgresUUID, parent: PostgresUUID?, by viewer: PostgresUUID, body: String) -> PostgresRead<Comment?> {
+    /// The new comment, under the id the service chose for it (see `PostQueries.create`).
+    package static func create(
+        _ id: PostgresUUID, on post: PostgresUUID, parent: PostgresUUID?, by viewer: PostgresUUID, body: String
+    ) -> PostgresRead<Comment?> {
         PostgresQuery("""
         with c as (
-            insert into comments (post_id, parent_id, author_id, body)
-            select p.id, \(parent)::uuid, \(viewer)::uuid, \(body)::text from posts p where p.id = \(post)
+            insert into comments (id, post_id, parent_id, author_id, body)
+            select \(id)::uuid, p.id, \(parent)::uuid, \(viewer)::uuid, \(body)::text from posts p where p.id = \(post)
             returning *
         )
         select \(unescaped: Comment.columns) from c join users a on a.id = c.author_id
         """).firstRow(Comment.init(row:))
+    }
+
+    static func comment(_ id: PostgresUUID) -> PostgresRead<Comment?> {
+        PostgresQuery("select \(unescaped: Comment.columns) from comments c join users a on a.id = c.author_id where c.id = \(id)")
+            .firstRow(Comment.init(row:))
     }
 
     /// The delete policy lets only the comment's author or the post's author see the row.

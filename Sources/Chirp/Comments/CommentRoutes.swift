@@ -40,10 +40,19 @@ struct CommentRoutes: Sendable {
             }
             return id
         }
-        return try await idempotency.create(request, owner: viewer.id.lowercasedString, as: services.writer(viewer)) { transaction in
+        let id = PostgresUUID(UUID())
+        let readBack = {
+            guard let comment = try await services.pool.execute(as: services.writer(viewer), CommentQueries.comment(id)) else {
+                throw PostgresError(.outcomeUnknown, message: "comment \(id) committed but cannot be read back")
+            }
+            return HTTPResponse.json(201, comment)
+        }
+        return try await idempotency.create(
+            request, owner: viewer.id.lowercasedString, as: services.writer(viewer), readBack: readBack
+        ) { transaction in
             let created: Comment?
             do {
-                created = try await transaction.execute(CommentQueries.create(on: post, parent: parent, by: viewer.id, body: text))
+                created = try await transaction.execute(CommentQueries.create(id, on: post, parent: parent, by: viewer.id, body: text))
             } catch let error as PostgresError {
                 throw Self.refusal(error) ?? error
             }

@@ -24,26 +24,54 @@ struct Idempotency: Sendable {
         }
     }
 
-    /// Runs `create` in a transaction as `identity`. `owner` scopes keys to one caller.
+    /// Runs `create` in a transaction as `identity`. `owner` scopes keys to one caller. Should
+    /// the connection break as the transaction commits, and the server say it did commit, the
+    /// answer comes from what was stored: the key's recorded response, or else `readBack`
+    /// (which reads the row under the id the service chose for it); without either, the
+    /// client is told the outcome is not known.
     func create(
         _ request: HTTPRequest, owner: String, as identity: PostgresIdentity, memory: Memory = .responseBody,
+        readBack: (() async throws -> HTTPResponse)? = nil,
         _ create: (PostgresTransaction) async throws -> HTTPResponse
     ) async throws -> HTTPResponse {
         guard let key = try Self.key(of: request) else {
-            return try await database { try await pool.withTransaction(as: identity, create) }
+            return try await database {
+                do {
+                    return try await pool.withTransaction(as: identity, create)
+                } catch let error as PostgresError where error.kind == .committedUnanswered {
+                    guard let readBack else { throw error }
+                    return try await readBack()
+                }
+            }
         }
         let fingerprint = fingerprint(of: request)
         return try await database {
-            try await pool.withTransaction(as: identity) { transaction in
-                let claimed = try await transaction.execute(IdempotencyQueries.claim(owner: owner, key: key, fingerprint: fingerprint))
-                if claimed {
-                    let response = try await create(transaction)
-                    try await transaction.execute(
-                        IdempotencyQueries.record(owner: owner, key: key, status: response.status, body: memory.record(response)))
-                    return response
+            do {
+                return try await claimAndCreate(owner: owner, key: key, fingerprint: fingerprint, as: identity, memory: memory, create)
+            } catch let error as PostgresError where error.kind == .committedUnanswered {
+                // The key's response was recorded in the transaction that committed.
+                var response = try await pool.withTransaction(as: identity) { transaction in
+                    try await replay(owner: owner, key: key, fingerprint: fingerprint, memory: memory, in: transaction)
                 }
-                return try await replay(owner: owner, key: key, fingerprint: fingerprint, memory: memory, in: transaction)
+                response.headers.remove("Idempotent-Replayed")
+                return response
             }
+        }
+    }
+
+    private func claimAndCreate(
+        owner: String, key: String, fingerprint: PostgresBytes, as identity: PostgresIdentity, memory: Memory,
+        _ create: (PostgresTransaction) async throws -> HTTPResponse
+    ) async throws -> HTTPResponse {
+        try await pool.withTransaction(as: identity) { transaction in
+            let claimed = try await transaction.execute(IdempotencyQueries.claim(owner: owner, key: key, fingerprint: fingerprint))
+            if claimed {
+                let response = try await create(transaction)
+                try await transaction.execute(
+                    IdempotencyQueries.record(owner: owner, key: key, status: response.status, body: memory.record(response)))
+                return response
+            }
+            return try await replay(owner: owner, key: key, fingerprint: fingerprint, memory: memory, in: transaction)
         }
     }
 

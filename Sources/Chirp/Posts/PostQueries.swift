@@ -3,9 +3,11 @@ import Postgres
 /// The SQL of single posts.
 package enum PostQueries {
     /// The new post, as the list shows it.
-    package static func create(by author: PostgresUUID, body: String) -> PostgresRead<Post> {
+    /// The new post, under the id the service chose for it: should the answer be lost as the
+    /// transaction commits, the post can be read back by it.
+    package static func create(_ id: PostgresUUID, by author: PostgresUUID, body: String) -> PostgresRead<Post> {
         PostgresQuery("""
-            with p as (insert into posts (author_id, body) values (\(author), \(body)) returning *)
+            with p as (insert into posts (id, author_id, body) values (\(id), \(author), \(body)) returning *)
             select \(unescaped: Post.columns) from p join users a on a.id = p.author_id
             """).onlyRow(Post.init(row:))
     }

@@ -44,7 +44,9 @@ struct ProfileRoutes: Sendable {
         if let displayName { try Validation.withoutInvisibleFormatting(displayName, field: "displayName") }
         if let bio { try Validation.withoutInvisibleFormatting(bio, field: "bio") }
         let profile = try await database {
-            try await services.pool.execute(as: services.writer(viewer), ProfileQueries.update(displayName: displayName, bio: bio))
+            try await repeatable {
+                try await services.pool.execute(as: services.writer(viewer), ProfileQueries.update(displayName: displayName, bio: bio))
+            }
         }
         guard let profile else { throw HTTPError.unauthorized(detail: "the account no longer exists") }
         return .json(200, profile)

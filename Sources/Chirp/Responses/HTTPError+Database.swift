@@ -7,8 +7,15 @@ extension HTTPError {
         switch error.kind {
         case .poolTimeout:
             return .unavailable(retryAfter: 1, detail: "the service is busy; retry shortly")
-        case .connection, .poolClosed:
+        case .connection, .poolClosed, .lostBeforeCommit:
             return .unavailable(retryAfter: 2, detail: "the database is unavailable")
+        case .outcomeUnknown, .committedUnanswered:
+            // Never a guess: the client retries with the same Idempotency-Key, which replays
+            // the write if it was stored and makes it otherwise, exactly once.
+            var error = HTTPError.unavailable(
+                retryAfter: 2, detail: "the database connection broke as the write committed; whether it was stored is not known: retry with the same Idempotency-Key")
+            error.code = "outcome_unknown"
+            return error
         case .server where error.sqlState == .insufficientPrivilege:
             return .forbidden(detail: "you may not change this")
         case .server where error.sqlState == .sessionEnded:

@@ -17,7 +17,15 @@ extension Services {
         let viewer = try authenticator.requireViewer(of: request)
         let id = try request.uuidParameter("id")
         let (deleted, stillExists) = try await database {
-            try await pool.execute(as: writer(viewer), row.delete(id), row.exists(id))
+            do {
+                return try await pool.execute(as: writer(viewer), row.delete(id), row.exists(id))
+            } catch let error as PostgresError where error.kind == .committedUnanswered {
+                // Committed, its answer lost. Still there: it was not the viewer's to delete.
+                // Gone: this delete took it, or it was gone already; either way a DELETE's
+                // end state, answered 204.
+                let (_, stillExists) = try await pool.execute(as: writer(viewer), row.delete(id), row.exists(id))
+                return (stillExists ? 0 : 1, stillExists)
+            }
         }
         if deleted == 1 { return .empty(204) }
         if stillExists { throw HTTPError.forbidden(detail: row.notYours) }

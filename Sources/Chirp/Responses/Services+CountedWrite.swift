@@ -13,6 +13,10 @@ extension Services {
         let (_, counted) = try await database {
             do {
                 return try await pool.execute(as: writer(viewer), write, count)
+            } catch let error as PostgresError where error.kind == .committedUnanswered {
+                // The write is idempotent: run again, it changes nothing and counts what the
+                // first one left.
+                return try await pool.execute(as: writer(viewer), write, count)
             } catch let error as PostgresError {
                 throw refusal(error) ?? error
             }

@@ -1,0 +1,91 @@
+import EventLoops
+
+/// What a write whose connection broke did. Reads are simply run again, but a write may have
+/// committed before the connection broke, and a client told "failed" would then retry and
+/// duplicate it, or drop a write that exists. So every write transaction reads its own id
+/// (`pg_current_xact_id()`), which the server sends at once (a flush request follows it): when
+/// the connection breaks after that, a fresh connection asks `pg_xact_status` what became of
+/// it. Aborted: the write is run again, as if nothing happened. Committed: the caller learns
+/// that it took effect without its results (`committedUnanswered`), and answers from what it
+/// knows. When neither can be learned (the id never arrived, the database is down): the
+/// caller is told exactly that (`outcomeUnknown`); a client retrying with the same
+/// `Idempotency-Key` then gets the write exactly once. Never a guess.
+extension PostgresPool {
+    /// The transaction's id, as text: assigns one if the transaction has none yet.
+    static let transactionID = PostgresQuery(sql: "select pg_current_xact_id()::text")
+
+    /// A write's connection broke; `transactionID` is its id if the server's answer got here.
+    struct LostWrite: Error {
+        var transactionID: String?
+        var error: PostgresError
+    }
+
+    /// The write's transaction id from its id statement's result, if it arrived.
+    static func transactionID(in results: [PostgresResult], at index: Int) -> String? {
+        guard results.indices.contains(index) else { return nil }
+        return try? results[index].decode(String.self, row: 0, column: 0)
+    }
+
+    /// What to throw for a write lost with its connection: asks a fresh connection whether the
+    /// transaction committed.
+    func outcome(of lost: LostWrite) async -> PostgresError {
+        guard let id = lost.transactionID else {
+            return PostgresError(
+                .outcomeUnknown, message: "the connection broke before the transaction's id arrived: \(lost.error.message)")
+        }
+        let status: String?
+        do {
+            status = try await withSession { session in
+                try await session.execute(
+                    PostgresQuery("select pg_xact_status(\(id)::xid8)").onlyRow { try $0.decode(String?.self, at: 0) })
+            }
+        } catch {
+            return PostgresError(
+                .outcomeUnknown, message: "transaction \(id) was lost with its connection, and its outcome could not be read: \(error)")
+        }
+        switch status {
+        case "committed":
+            return PostgresError(.committedUnanswered, message: "transaction \(id) committed, but its connection broke: \(lost.error.message)")
+        case "aborted":
+            return PostgresError(.lostBeforeCommit, message: "transaction \(id) did not commit: \(lost.error.message)")
+        default:
+            // Still in progress (the server has not noticed the broken connection yet) or
+            // forgotten: not known.
+            return PostgresError(
+                .outcomeUnknown, message: "transaction \(id) is \(status ?? "unknown") after its connection broke: \(lost.error.message)")
+        }
+    }
+
+    /// One attempt at a write pipeline: `BEGIN`, the transaction's id (sent back at once), the
+    /// identity's prologue, the statements and `COMMIT`. Returns the statements' results; a
+    /// broken connection is a `LostWrite`, thrown after the connection is released.
+    func attemptWrite(
+        _ queries: [PostgresQuery], as identity: PostgresIdentity, on loop: EventLoop, checkingIdle: Bool
+    ) async throws -> [PostgresResult] {
+        let connection = try await lease(count: 1, on: loop, checkingIdle: checkingIdle)[0]
+        defer { release(connection) }
+        let statements = Self.transactionStatements(queries, as: identity, readOnly: false)
+        do {
+            return try await connection.exclusively {
+                var pending = try await connection.send(statements, flushAfter: 1, on: loop)
+                do {
+                    if faults.takeCommitToBreak() {
+                        try await connection.breakAfter(results: 2, of: &pending, on: loop)
+                    }
+                    let results = try await connection.collect(&pending, on: loop)
+                    return Array(results.dropFirst(2 + identity.prologueCount).prefix(queries.count))
+                } catch let error as PostgresError where error.isConnectionLost {
+                    throw LostWrite(transactionID: Self.transactionID(in: pending.results, at: 1), error: error)
+                }
+            }
+        } catch let lost as LostWrite {
+            throw lost
+        } catch let error as PostgresError where error.isConnectionLost {
+            // Broken while sending: the whole pipeline may or may not have gone out.
+            throw LostWrite(transactionID: nil, error: error)
+        } catch {
+            await connection.rollBackIfNeeded(on: loop)
+            throw error
+        }
+    }
+}
