@@ -15,9 +15,19 @@ extension PostgresPool {
     static let transactionID = PostgresQuery(sql: "select pg_current_xact_id()::text")
 
     /// A write's connection broke; `transactionID` is its id if the server's answer got here.
+    /// `beforeCommit`: the server itself reported the end of the session (a terminated
+    /// backend's FATAL) in place of a statement's result before the commit's. Results arrive in
+    /// order, so the server had not finished that statement, let alone the commit after it.
     struct LostWrite: Error {
         var transactionID: String?
         var error: PostgresError
+        var beforeCommit = false
+    }
+
+    /// Whether `error`, read as the result of `pending`'s next step, ended the session before
+    /// the pipeline's last statement (its `COMMIT`) was answered.
+    static func endedBeforeCommit(_ error: PostgresError, _ pending: PendingPipeline) -> Bool {
+        error.sqlState != nil && pending.next < pending.steps.count - 1
     }
 
     /// The write's transaction id from its id statement's result, if it arrived.
@@ -29,19 +39,31 @@ extension PostgresPool {
     /// What to throw for a write lost with its connection: asks a fresh connection whether the
     /// transaction committed.
     func outcome(of lost: LostWrite) async -> PostgresError {
+        if lost.beforeCommit {
+            return PostgresError(.lostBeforeCommit, message: "the server ended the session before the commit: \(lost.error.message)")
+        }
         guard let id = lost.transactionID else {
             return PostgresError(
                 .outcomeUnknown, message: "the connection broke before the transaction's id arrived: \(lost.error.message)")
         }
-        let status: String?
-        do {
-            status = try await withSession { session in
-                try await session.execute(
-                    PostgresQuery("select pg_xact_status(\(id)::xid8)").onlyRow { try $0.decode(String?.self, at: 0) })
+        var status: String?
+        var asked = 0
+        while true {
+            asked += 1
+            do {
+                status = try await withSession { session in
+                    try await session.execute(
+                        PostgresQuery("select pg_xact_status(\(id)::xid8)").onlyRow { try $0.decode(String?.self, at: 0) })
+                }
+                break
+            } catch {
+                // The connection asked on may have gone the same way: ask again, briefly.
+                guard asked < 3 else {
+                    return PostgresError(
+                        .outcomeUnknown, message: "transaction \(id) was lost with its connection, and its outcome could not be read: \(error)")
+                }
+                try? await Task.sleep(for: .milliseconds(100))
             }
-        } catch {
-            return PostgresError(
-                .outcomeUnknown, message: "transaction \(id) was lost with its connection, and its outcome could not be read: \(error)")
         }
         switch status {
         case "committed":
@@ -75,7 +97,9 @@ extension PostgresPool {
                     let results = try await connection.collect(&pending, on: loop)
                     return Array(results.dropFirst(2 + identity.prologueCount).prefix(queries.count))
                 } catch let error as PostgresError where error.isConnectionLost {
-                    throw LostWrite(transactionID: Self.transactionID(in: pending.results, at: 1), error: error)
+                    throw LostWrite(
+                        transactionID: Self.transactionID(in: pending.results, at: 1), error: error,
+                        beforeCommit: Self.endedBeforeCommit(error, pending))
                 }
             }
         } catch let lost as LostWrite {

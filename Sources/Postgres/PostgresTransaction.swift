@@ -53,7 +53,9 @@ public final class PostgresTransaction: PostgresLease {
                 }
                 _ = try await connection.collect(&pending, on: loop)
             } catch let error as PostgresError where error.isConnectionLost {
-                throw PostgresPool.LostWrite(transactionID: PostgresPool.transactionID(in: pending.results, at: 0), error: error)
+                throw PostgresPool.LostWrite(
+                    transactionID: PostgresPool.transactionID(in: pending.results, at: 0), error: error,
+                    beforeCommit: PostgresPool.endedBeforeCommit(error, pending))
             }
         }
         committed = true
