@@ -25,4 +25,15 @@ struct Services: Sendable {
     func writer(_ viewer: Viewer) -> PostgresIdentity {
         replicas == nil ? .user(viewer) : .user(viewer).adding([.init("app.read_your_writes", "on")])
     }
+
+    /// How a create answers when it committed and its answer was lost (`Idempotency.create`):
+    /// the new row, read back on the primary as its creator, under the id the service chose.
+    func createdReadBack<Row: JSONWritable>(_ read: PostgresRead<Row?>, by viewer: Viewer) -> () async throws -> HTTPResponse {
+        {
+            guard let row = try await pool.execute(as: writer(viewer), read) else {
+                throw PostgresError(.outcomeUnknown, message: "a create committed, but its row cannot be read back")
+            }
+            return .json(201, row)
+        }
+    }
 }

@@ -85,6 +85,11 @@ import Testing
         // from then on Bob, who writes nothing below, reads the replica.
         #expect(try await eventually { try await second.client.get("/v1/users/\(bob.username)").status == 200 })
 
+        // A session started a moment ago, which the replica has not replayed: checked on the
+        // primary, it holds for a read that the replica answers.
+        let carol = try await first.signUp("carol")
+        #expect(try await second.client.get("/v1/me", token: carol.accessToken).status == 200)
+
         let post = try await first.createPost("seen at once by its author", by: alice)
         let behindBefore = try await metric("db_replica_behind_total", on: second.client)
         let own = try await second.client.get("/v1/posts/\(post)", token: alice.accessToken)

@@ -41,14 +41,9 @@ struct CommentRoutes: Sendable {
             return id
         }
         let id = PostgresUUID(UUID())
-        let readBack = {
-            guard let comment = try await services.pool.execute(as: services.writer(viewer), CommentQueries.comment(id)) else {
-                throw PostgresError(.outcomeUnknown, message: "comment \(id) committed but cannot be read back")
-            }
-            return HTTPResponse.json(201, comment)
-        }
         return try await idempotency.create(
-            request, owner: viewer.id.lowercasedString, as: services.writer(viewer), readBack: readBack
+            request, owner: viewer.id.lowercasedString, as: services.writer(viewer),
+            readBack: services.createdReadBack(CommentQueries.comment(id), by: viewer)
         ) { transaction in
             let created: Comment?
             do {

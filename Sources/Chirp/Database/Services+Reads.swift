@@ -1,9 +1,10 @@
 import Postgres
 
 /// Reads that can tolerate replication lag: on a fit replica when there is one (`Replicas`),
-/// on the primary otherwise. A signed-in viewer still reads their own writes: their write mark
-/// is read on the primary first, and the replica transaction starts by requiring it replayed
-/// (`sql/migrations/0016_write_marks.sql`); a replica that has not is passed over for this read.
+/// on the primary otherwise. A signed-in viewer still reads their own writes: their session is
+/// checked and their write mark read on the primary first, and the replica transaction starts
+/// by requiring the mark replayed (`sql/migrations/0016_write_marks.sql`); a replica that has
+/// not is passed over for this read.
 /// A replica that fails for want of itself (gone, unreachable, no free connection, a conflict
 /// with recovery) is marked failed and the read is answered by the primary: never a 500.
 extension Services {
@@ -41,8 +42,12 @@ extension Services {
             return try await onPrimary(identity, run)
         }
         var onReplica = identity
-        if viewer != nil, let mark = try await pool.execute(as: identity, readOnly: true, ReplicaQueries.writeMark) {
-            onReplica = identity.checking(ReplicaQueries.requiringVisible(mark))
+        if viewer != nil {
+            // On the primary: the viewer's session is checked live there (the identity's
+            // check), and their last write's mark read. The replica, which may not have replayed
+            // a new session yet, checks only that the write is visible.
+            let mark = try await pool.execute(as: identity, readOnly: true, ReplicaQueries.writeMark)
+            onReplica.checks = mark.map { [ReplicaQueries.requiringVisible($0)] } ?? []
         }
         do {
             let output = try await run(replica.pool, onReplica)

@@ -12,14 +12,9 @@ struct PostRoutes: Sendable {
         let body = try JSONBody(request, allowed: ["body"])
         let text = try Validation.trimmedText(try body.string("body"), field: "body", maxLength: 500, minLength: 1)
         let id = PostgresUUID(UUID())
-        let readBack = {
-            guard let post = try await services.pool.execute(as: services.writer(viewer), PostQueries.post(id)) else {
-                throw PostgresError(.outcomeUnknown, message: "post \(id) committed but cannot be read back")
-            }
-            return HTTPResponse.json(201, post)
-        }
         return try await idempotency.create(
-            request, owner: viewer.id.lowercasedString, as: services.writer(viewer), readBack: readBack
+            request, owner: viewer.id.lowercasedString, as: services.writer(viewer),
+            readBack: services.createdReadBack(PostQueries.post(id), by: viewer)
         ) { transaction in
             let post = try await transaction.execute(PostQueries.create(id, by: viewer.id, body: text))
             return .json(201, post)
