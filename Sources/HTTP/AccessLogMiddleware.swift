@@ -1,6 +1,7 @@
 import Observability
 
-/// One log line per request: time, level, method, route, status, durationMs, requestId, remote.
+/// One log line per request: time, level, method, route, status, durationMs, requestId, remote,
+/// and a problem's cause when it has one (a 503's database error).
 /// It logs the route pattern rather than the path, and never the query, headers or body, so
 /// tokens and personal data stay out of the logs.
 public struct AccessLogMiddleware: HTTPMiddleware {
@@ -14,13 +15,15 @@ public struct AccessLogMiddleware: HTTPMiddleware {
         let elapsed = request.receivedAt.duration(to: .now)
         let level: Logger.Level = response.status >= 500 ? .error : .info
         guard logger.isEnabled(level) else { return }
-        logger.log(level, "request", [
+        var fields: [(String, LogValue)] = [
             ("method", .string(request.methodLabel)),
             ("route", .string(response.route ?? request.route)),
             ("status", .int(response.status)),
             ("durationMs", .double(elapsed.milliseconds)),
             ("requestId", .string(request.requestID)),
             ("remote", .string(request.remoteAddress)),
-        ])
+        ]
+        if let cause = response.cause { fields.append(("cause", .string(cause))) }
+        logger.log(level, "request", fields)
     }
 }

@@ -5,6 +5,8 @@ public struct HTTPError: Error, Sendable {
     public var code: String
     public var detail: String
     public var headers: HTTPHeaders
+    /// What went wrong underneath, for the access log only: never sent to the client.
+    public var cause: String?
 
     public init(_ status: Int, code: String, detail: String, headers: HTTPHeaders = HTTPHeaders()) {
         self.status = status

@@ -8,6 +8,9 @@ public struct HTTPResponse: Sendable {
     /// the router and so cannot see the route on the request they passed in).
     public internal(set) var route: String?
 
+    /// The cause of a problem response (`HTTPError.cause`), for the access log; never sent.
+    public internal(set) var cause: String?
+
     public init(status: Int, headers: HTTPHeaders = HTTPHeaders(), body: [UInt8] = []) {
         self.status = status
         self.headers = headers

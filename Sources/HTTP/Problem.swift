@@ -11,7 +11,9 @@ public enum Problem {
         var headers = problem.headers
         headers.set("Content-Type", contentType)
         headers.set(RequestID.headerName, requestID)
-        return HTTPResponse(status: problem.status, headers: headers, body: body(problem, requestID: requestID))
+        var response = HTTPResponse(status: problem.status, headers: headers, body: body(problem, requestID: requestID))
+        response.cause = problem.cause
+        return response
     }
 
     static func body(_ problem: HTTPError, requestID: String) -> [UInt8] {

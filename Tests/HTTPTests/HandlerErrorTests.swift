@@ -19,6 +19,21 @@ import Testing
         #expect(line.contains("Boom"))
     }
 
+    /// A problem's cause (what went wrong underneath, such as the database error behind a 503)
+    /// goes to the access log line of its request, and never to the client.
+    @Test func aProblemsCauseIsInTheAccessLogOnly() throws {
+        var unavailable = HTTPError.unavailable(retryAfter: 2, detail: "the database is unavailable")
+        unavailable.cause = "PostgresError.connection: server closed the connection unexpectedly"
+        let thrown = unavailable
+        let server = try TestServer(handler: { _ in throw thrown })
+        defer { server.stop() }
+        let response = try server.get("/anything")
+        #expect(response.status == 503)
+        #expect(!response.text.contains("PostgresError"))
+        let line = try #require(server.accessLog.all.first { $0.contains(#""status":503"#) })
+        #expect(line.contains(#""cause":"PostgresError.connection: server closed the connection unexpectedly""#))
+    }
+
     @Test func anHTTPErrorIsItsProblemAndIsNotLogged() throws {
         let server = try TestServer(handler: { _ in throw HTTPError.conflict(code: "taken", detail: "already there") })
         defer { server.stop() }

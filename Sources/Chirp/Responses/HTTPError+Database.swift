@@ -4,6 +4,12 @@ import Postgres
 /// What a client is told when the database refuses or fails. Details stay in the log.
 extension HTTPError {
     static func database(_ error: PostgresError) -> HTTPError? {
+        var mapped = problem(for: error)
+        mapped?.cause = error.description
+        return mapped
+    }
+
+    private static func problem(for error: PostgresError) -> HTTPError? {
         switch error.kind {
         case .poolTimeout:
             return .unavailable(retryAfter: 1, detail: "the service is busy; retry shortly")
