@@ -12,11 +12,9 @@ extension Services {
     ) async throws -> Int {
         let (_, counted) = try await database {
             do {
-                return try await pool.execute(as: writer(viewer), write, count)
-            } catch let error as PostgresError where error.kind == .committedUnanswered {
-                // The write is idempotent: run again, it changes nothing and counts what the
-                // first one left.
-                return try await pool.execute(as: writer(viewer), write, count)
+                // Idempotent: should its answer be lost as it commits, run again it changes
+                // nothing and counts what the first run left.
+                return try await repeatable { try await pool.execute(as: writer(viewer), write, count) }
             } catch let error as PostgresError {
                 throw refusal(error) ?? error
             }
