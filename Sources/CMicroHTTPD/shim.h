@@ -70,6 +70,15 @@ static inline int chirp_mhd_connection_fd(struct MHD_Connection *connection)
     return info ? (int)info->connect_fd : -1;
 }
 
+/* How many bytes the request's line and header fields took, with its line ends and the empty
+   line after them; 0 when unknown. */
+static inline size_t chirp_mhd_head_size(struct MHD_Connection *connection)
+{
+    const union MHD_ConnectionInfo *info =
+        MHD_get_connection_info(connection, MHD_CONNECTION_INFO_REQUEST_HEADER_SIZE);
+    return info ? info->header_size : 0;
+}
+
 /* The per-connection pointer set in the connection notification callback, or NULL. */
 static inline void *chirp_mhd_socket_context(struct MHD_Connection *connection)
 {

@@ -28,24 +28,25 @@ enum MHDCallbacks {
     /// handler's `con_cls`, and is released in `completed`.
     static let uriLog: chirp_mhd_uri_log_callback = { cls, uri, connection in
         guard let core = core(cls), let connection else { return nil }
+        let targetBytes = uri.map { strlen($0) } ?? -1
         var target: String?
-        if let uri, strlen(uri) <= core.configuration.maxURLBytes {
+        if let uri, targetBytes <= core.configuration.maxURLBytes {
             target = String(cString: uri)
         }
         core.requestBegan()
         state(connection)?.startWaiting()
-        return Unmanaged.passRetained(RequestContext(target: target)).toOpaque()
+        return Unmanaged.passRetained(RequestContext(target: target, targetBytes: targetBytes)).toOpaque()
     }
 
     static let access: MHD_AccessHandlerCallback = {
-        cls, connection, _, method, _, uploadData, uploadSize, contextPointer in
+        cls, connection, _, method, version, uploadData, uploadSize, contextPointer in
         guard let served = served(cls), let connection, let method, let uploadSize,
               let contextPointer, let raw = contextPointer.pointee
         else { return .NO }
         let context = Unmanaged<RequestContext>.fromOpaque(raw).takeUnretainedValue()
         return served.core.access(
             served: served,
-            connection: connection, context: context, method: String(cString: method),
+            connection: connection, context: context, method: method, version: version,
             uploadData: uploadData, uploadSize: uploadSize)
     }
 
@@ -80,10 +81,11 @@ enum MHDCallbacks {
 
     static let collectHeader: MHD_KeyValueIteratorN = { cls, _, key, keySize, value, valueSize in
         guard let cls, let key else { return .YES }
-        let headers = cls.assumingMemoryBound(to: HTTPHeaders.self)
+        let reading = cls.assumingMemoryBound(to: MHDConnection.HeadReading.self)
+        reading.pointee.layout?.field(name: key, nameBytes: keySize, value: value, valueBytes: valueSize)
         let name = String(decoding: UnsafeRawBufferPointer(start: key, count: keySize), as: UTF8.self)
         let text = value.map { String(decoding: UnsafeRawBufferPointer(start: $0, count: valueSize), as: UTF8.self) } ?? ""
-        headers.pointee.add(name, text)
+        reading.pointee.headers.add(name, text)
         return .YES
     }
 

@@ -18,6 +18,8 @@ final class RequestContext: @unchecked Sendable {
     var phase = Phase.head
     /// The raw request target, or nil when it exceeded the URL limit.
     let target: String?
+    /// The raw request target's length in bytes, as sent; -1 when libmicrohttpd gave none.
+    let targetBytes: Int
     var request: HTTPRequest?
     var body: [UInt8] = []
     /// Bytes dropped in `.discarding`.
@@ -25,7 +27,8 @@ final class RequestContext: @unchecked Sendable {
     /// The handler's answer, queued when the connection resumes.
     var response: HTTPResponse?
 
-    init(target: String?) {
+    init(target: String?, targetBytes: Int) {
         self.target = target
+        self.targetBytes = targetBytes
     }
 }

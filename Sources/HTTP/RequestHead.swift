@@ -11,7 +11,11 @@ struct RequestHead {
     private(set) var hasMalformedField = false
 
     /// - Parameter target: the raw request target, or nil when it exceeded the URL limit.
-    init(method: String, target: String?, headers: HTTPHeaders, remoteAddress: String, configuration: HTTPServerConfiguration) {
+    /// - Parameter headIsIntact: whether the head reached the server as sent (`HeadLayout`).
+    init(
+        method: String, target: String?, headers: HTTPHeaders, headIsIntact: Bool, remoteAddress: String,
+        configuration: HTTPServerConfiguration
+    ) {
         let known = HTTPMethod(rawValue: method)
         request = HTTPRequest(
             method: known ?? .GET,
@@ -21,7 +25,7 @@ struct RequestHead {
             requestID: RequestID.resolve(headers))
         let framing = BodyFraming(headers, maxBodyBytes: configuration.maxBodyBytes)
         expectsBody = framing.expectsBody
-        let malformed = Self.malformedField(in: headers)
+        let malformed = headIsIntact ? Self.malformedField(in: headers) : Self.rewrittenHead
         hasMalformedField = malformed != nil
         let refusal = malformed ?? Self.check(&request, method: method, known: known, target: target, maxURLBytes: configuration.maxURLBytes)
         // Framing the server cannot read outranks every other refusal; a body over the limit
@@ -58,6 +62,11 @@ struct RequestHead {
         }
         return nil
     }
+
+    /// A head libmicrohttpd did not read as sent (`HeadLayout`): a NUL, an obsolete folded line
+    /// (RFC 9112 §5.2), a field with an empty name, or a line ended by a bare CR or LF.
+    static let rewrittenHead = HTTPError.badRequest(
+        detail: "the request head must be lines ending in CRLF, each field a name, a colon and a value, with no NUL or folded line")
 
     /// A method outside `HTTPMethod`: 501 when it is well formed, 400 when it is not. The logs
     /// get it as sent, bounded, or `invalid`.

@@ -10,13 +10,14 @@ extension ServerCore {
         served: ServedDaemon,
         connection: OpaquePointer,
         context: RequestContext,
-        method: String,
+        method: UnsafePointer<CChar>,
+        version: UnsafePointer<CChar>?,
         uploadData: UnsafePointer<CChar>?,
         uploadSize: UnsafeMutablePointer<Int>
     ) -> MHD_Result {
         switch context.phase {
         case .head:
-            return readHead(connection: connection, context: context, method: method)
+            return readHead(connection: connection, context: context, method: method, version: version)
         case .body where uploadSize.pointee > 0:
             return receive(Self.take(uploadSize), of: uploadData, context: context)
         case .discarding where uploadSize.pointee > 0:
@@ -40,14 +41,18 @@ extension ServerCore {
 
     /// First call: the request line and headers are in. A request refused before its body is
     /// answered now; any other waits for its body.
-    private func readHead(connection: OpaquePointer, context: RequestContext, method: String) -> MHD_Result {
-        let headers = MHDConnection.headers(connection)
+    private func readHead(
+        connection: OpaquePointer, context: RequestContext, method: UnsafePointer<CChar>, version: UnsafePointer<CChar>?
+    ) -> MHD_Result {
+        let (headers, intact) = MHDConnection.head(
+            connection, method: method, version: version, targetBytes: context.targetBytes)
         // Read once, when the connection opened (after its PROXY header, if any).
         let peer = MHDCallbacks.state(connection)?.address ?? MHDConnection.clientAddress(connection)
         let head = RequestHead(
-            method: method,
+            method: String(cString: method),
             target: context.target,
             headers: headers,
+            headIsIntact: intact,
             remoteAddress: configuration.trustedProxies.isEmpty
                 ? peer : configuration.trustedProxies.client(peer: peer, forwardedFor: headers.values(for: "X-Forwarded-For")),
             configuration: configuration)

@@ -115,7 +115,8 @@ struct TestClient: Sendable {
         var headers = HTTPHeaders()
         for (name, value) in fields { headers.set(name, value) }  // the last of a name wins, as in URLRequest
         let head = RequestHead(
-            method: method, target: target, headers: headers, remoteAddress: address, configuration: service.configuration.http)
+            method: method, target: target, headers: headers, headIsIntact: true, remoteAddress: address,
+            configuration: service.configuration.http)
         var request = head.request
         if let refusal = request.rejection {
             throw Failure(description: "the server refuses \(method) \(target) before routing (\(refusal)): send it over a socket")
