@@ -16,10 +16,26 @@ extension PostgresConnection {
     }
 
     /// Sends statements and a sync; their results are read with `collect(_:on:)`.
-    func send(_ queries: [PostgresQuery], flushAfter: Int? = nil, on loop: EventLoop) async throws -> PendingPipeline {
-        let pending = try sendPipeline(queries, flushAfter: flushAfter)
+    func send(_ queries: [PostgresQuery], flushAfter: Int? = nil, sync: Bool = true, on loop: EventLoop) async throws -> PendingPipeline {
+        let pending = try sendPipeline(queries, flushAfter: flushAfter, sync: sync)
         try await flush(on: loop)
         return pending
+    }
+
+    /// Sends the rest of a pipeline sent without its sync, and the sync.
+    func sendRest(_ queries: [PostgresQuery], of pending: inout PendingPipeline, on loop: EventLoop) async throws {
+        try extendPipeline(&pending, with: queries, sync: true)
+        try await flush(on: loop)
+    }
+
+    /// Reads results until `count` have arrived, or an error has: the statements after an
+    /// error are skipped, so their results never come.
+    func awaitResults(_ count: Int, of pending: inout PendingPipeline, on loop: EventLoop) async throws {
+        while true {
+            _ = try advance(&pending, stoppingAt: count)
+            if pending.results.count >= count || pending.firstError != nil { return }
+            try await consumeInput(on: loop)
+        }
     }
 
     /// Reads a sent pipeline's results as they arrive; see `advance(_:)`.
@@ -30,8 +46,8 @@ extension PostgresConnection {
         }
     }
 
-    /// For `PostgresFaults`: reads results until `count` have arrived, waits for the server to
-    /// finish the pipeline, then cuts the connection as a network would and fails as a read
+    /// For `PostgresFaults`: reads results until `count` have arrived, gives the server time to
+    /// run what it was sent, then cuts the connection as a network would and fails as a read
     /// from it would: whatever else arrived is never read.
     func breakAfter(results count: Int, of pending: inout PendingPipeline, on loop: EventLoop) async throws {
         while pending.results.count < count {
@@ -41,7 +57,7 @@ extension PostgresConnection {
         try await Task.sleep(for: .milliseconds(100))
         shutdown(PQsocket(handle), Int32(SHUT_RDWR))
         markBroken()
-        throw PostgresError(.connection, message: "the connection was cut after the server committed (injected fault)")
+        throw PostgresError(.connection, message: "the connection was cut (injected fault)")
     }
 
     /// Runs a script of several statements with the simple query protocol, without

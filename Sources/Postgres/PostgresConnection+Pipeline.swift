@@ -17,30 +17,40 @@ struct PendingPipeline {
     var awaitingEnd = false
     var results: [PostgresResult] = []
     var firstError: PostgresError?
+    /// Statements whose `Parse` is sent but not yet answered, by their names.
+    var preparing: [StatementKey: String] = [:]
+    /// Whether the pipeline's sync is sent: until then, more statements may follow.
+    var synced = false
 }
 
 extension PostgresConnection {
     /// Sends statements and a sync without waiting, so a caller can send on several
     /// connections before collecting from any of them. `flushAfter` names a statement whose
-    /// result the server sends at once rather than with the rest at the sync.
-    func sendPipeline(_ queries: [PostgresQuery], flushAfter: Int? = nil) throws -> PendingPipeline {
-        guard PQenterPipelineMode(handle) == 1 else { throw connectionError() }
+    /// result the server sends at once rather than with the rest at the sync. Without `sync`,
+    /// the pipeline stays open for `extendPipeline`.
+    func sendPipeline(_ queries: [PostgresQuery], flushAfter: Int? = nil, sync: Bool = true) throws -> PendingPipeline {
         var pending = PendingPipeline()
         pending.steps.reserveCapacity(queries.count)
         pending.results.reserveCapacity(queries.count)
-        var preparing: [StatementKey: String] = [:]
+        try extendPipeline(&pending, with: queries, flushAfter: flushAfter, sync: sync)
+        return pending
+    }
+
+    /// Adds statements to a pipeline whose sync is not sent yet, and the sync if `sync`.
+    func extendPipeline(_ pending: inout PendingPipeline, with queries: [PostgresQuery], flushAfter: Int? = nil, sync: Bool) throws {
+        guard !pending.synced, PQenterPipelineMode(handle) == 1 else { throw connectionError() }
         do {
             for (index, query) in queries.enumerated() {
                 let name: String?
                 let key = StatementKey(query.sql)
-                if let known = preparedStatements[key] ?? preparing[key] {
+                if let known = preparedStatements[key] ?? pending.preparing[key] {
                     name = known
-                } else if reusesStatements, preparedStatements.count + preparing.count < Self.preparedStatementLimit {
-                    let fresh = "chirp_\(preparedStatements.count + preparing.count)"
+                } else if reusesStatements, preparedStatements.count + pending.preparing.count < Self.preparedStatementLimit {
+                    let fresh = "chirp_\(preparedStatements.count + pending.preparing.count)"
                     guard PQsendPrepare(handle, fresh, query.sql, Int32(query.bindings.count), nil) == 1 else {
                         throw connectionError()
                     }
-                    preparing[key] = fresh
+                    pending.preparing[key] = fresh
                     pending.steps.append(.prepare(name: fresh, sql: query.sql))
                     name = fresh
                 } else {
@@ -52,13 +62,15 @@ extension PostgresConnection {
                     guard PQsendFlushRequest(handle) == 1 else { throw connectionError() }
                 }
             }
-            guard PQpipelineSync(handle) == 1 else { throw connectionError() }
+            if sync {
+                guard PQpipelineSync(handle) == 1 else { throw connectionError() }
+                pending.synced = true
+            }
         } catch {
             // The connection is in an unknown protocol state; nobody may reuse it.
             markBroken()
             throw error
         }
-        return pending
     }
 
     private func send(_ query: PostgresQuery, statement name: String?) throws {
@@ -107,14 +119,15 @@ extension PostgresConnection {
     private var binaryResults: Int32 { 1 }
 
     /// Reads whatever results of `pending` have arrived, without waiting. Returns them all once
-    /// the pipeline's sync is in, or nil when more input is needed. Throws the first error only
+    /// the pipeline's sync is in, or nil when more input is needed (or, before the sync is sent,
+    /// when every statement sent so far is answered). Throws the first error only
     /// after the whole pipeline has been drained, so the connection stays usable. With
     /// `stoppingAt`, it stops (returning nil) once that many results are in.
     func advance(_ pending: inout PendingPipeline, stoppingAt limit: Int = .max) throws -> [PostgresResult]? {
         while true {
             if pending.results.count >= limit && !pending.awaitingEnd { return nil }
             if PQisBusy(handle) == 1 { return nil }
-            guard pending.next < pending.steps.count else { return try finish(&pending) }
+            guard pending.next < pending.steps.count else { return pending.synced ? try finish(&pending) : nil }
             if pending.awaitingEnd {
                 // Each statement's results end with a NULL.
                 if let extra = PQgetResult(handle) {
@@ -133,7 +146,9 @@ extension PostgresConnection {
             let status = PQresultStatus(raw)
             switch (pending.steps[pending.next], status) {
             case (.prepare(let name, let sql), PGRES_COMMAND_OK):
-                preparedStatements[StatementKey(sql)] = name
+                let key = StatementKey(sql)
+                preparedStatements[key] = name
+                pending.preparing[key] = nil
             case (.execute, PGRES_COMMAND_OK), (.execute, PGRES_TUPLES_OK), (.execute, PGRES_EMPTY_QUERY):
                 pending.results.append(result)
             case (_, PGRES_PIPELINE_ABORTED):

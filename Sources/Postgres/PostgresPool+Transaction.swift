@@ -49,9 +49,8 @@ extension PostgresPool {
         }
     }
 
-    /// Runs `body` in a transaction with `identity`. `BEGIN` and the identity travel with the
-    /// body's first statements; `COMMIT` follows the body, with the transaction's id read in the
-    /// same round trip. The body may run more than once (after a serialization failure or
+    /// Runs `body` in a transaction with `identity`. `BEGIN`, a write's id and the identity
+    /// travel with the body's first statements; `COMMIT` follows the body. The body may run more than once (after a serialization failure or
     /// deadlock, or a connection lost before the commit), so it must not have effects outside
     /// the database. A connection lost at the commit is resolved as `execute` resolves it. The
     /// transaction is valid only inside `body`.
@@ -79,7 +78,7 @@ extension PostgresPool {
         defer { release(connection) }
         let transaction = PostgresTransaction(
             connection: connection, loop: loop,
-            preamble: [PostgresQuery(sql: readOnly ? "begin read only" : "begin")] + identity.prologue,
+            begin: PostgresQuery(sql: readOnly ? "begin read only" : "begin"), prologue: identity.prologue,
             readsItsID: !readOnly, faults: faults)
         defer { transaction.end() }
         let value: T

@@ -1,22 +1,25 @@
 import EventLoops
 
 /// A transaction in progress on a leased connection (`PostgresPool.withTransaction`): its
-/// first round trip carries `BEGIN` and the identity, and the pool commits after the body.
+/// first round trip carries `BEGIN`, a write's id and the identity, and the pool commits after
+/// the body.
 public final class PostgresTransaction: PostgresLease {
-    /// `BEGIN` and the identity: sent with the first statements.
+    /// `BEGIN`, a write's id and the identity: sent with the first statements.
     private let preamble: [PostgresQuery]
-    /// Whether the commit reads the transaction's id first, to learn its outcome if the
-    /// connection breaks (`PostgresPool+CommitOutcome`): a write's.
+    /// Whether the transaction reads its id before the commit, to learn its outcome if the
+    /// connection breaks then (`PostgresPool+CommitOutcome`): a write's.
     private let readsItsID: Bool
     private let faults: PostgresFaults?
     private var begun = false
     private var committed = false
+    /// The write's id, from its first round trip.
+    private var transactionID: String?
 
     init(
-        connection: PostgresConnection, loop: EventLoop, preamble: [PostgresQuery], readsItsID: Bool = false,
-        faults: PostgresFaults? = nil
+        connection: PostgresConnection, loop: EventLoop, begin: PostgresQuery, prologue: [PostgresQuery],
+        readsItsID: Bool = false, faults: PostgresFaults? = nil
     ) {
-        self.preamble = preamble
+        preamble = [begin] + (readsItsID ? [PostgresPool.transactionID] : []) + prologue
         self.readsItsID = readsItsID
         self.faults = faults
         super.init(connection: connection, loop: loop)
@@ -26,11 +29,13 @@ public final class PostgresTransaction: PostgresLease {
         guard !committed else { throw PostgresError(.client, message: "a transaction was used after it committed") }
         let head = begun ? [] : preamble
         begun = true
-        return Array(try await super.pipeline(head + queries).dropFirst(head.count))
+        let results = try await super.pipeline(head + queries)
+        if readsItsID, !head.isEmpty { transactionID = PostgresPool.transactionID(in: results, at: 1) }
+        return Array(results.dropFirst(head.count))
     }
 
-    /// Commits; a write's lost connection is a `PostgresPool.LostWrite` carrying its id if the
-    /// server's answer got here (it is sent at once, before the commit runs).
+    /// Commits; a write's lost connection is a `PostgresPool.LostWrite` carrying its id, read
+    /// before the commit was sent.
     func commit() async throws {
         guard begun, !committed else { return }
         guard readsItsID else {
@@ -42,20 +47,18 @@ public final class PostgresTransaction: PostgresLease {
         try await connection.exclusively {
             var pending: PendingPipeline
             do {
-                pending = try await connection.send([PostgresPool.transactionID, PostgresQuery(sql: "commit")], flushAfter: 0, on: loop)
+                pending = try await connection.send([PostgresQuery(sql: "commit")], on: loop)
             } catch let error as PostgresError where error.isConnectionLost {
-                // The commit may or may not have gone out.
-                throw PostgresPool.LostWrite(transactionID: nil, error: error)
+                // The commit may or may not have gone out: its id tells.
+                throw PostgresPool.LostWrite(transactionID: transactionID, error: error)
             }
             do {
-                if faults?.takeCommitToBreak() == true {
-                    try await connection.breakAfter(results: 1, of: &pending, on: loop)
+                if faults?.take(.afterCommit) == true {
+                    try await connection.breakAfter(results: 0, of: &pending, on: loop)
                 }
                 _ = try await connection.collect(&pending, on: loop)
             } catch let error as PostgresError where error.isConnectionLost {
-                throw PostgresPool.LostWrite(
-                    transactionID: PostgresPool.transactionID(in: pending.results, at: 0), error: error,
-                    beforeCommit: PostgresPool.endedBeforeCommit(error, pending))
+                throw PostgresPool.LostWrite(transactionID: transactionID, error: error)
             }
         }
         committed = true

@@ -53,6 +53,41 @@ import Testing
         #expect(try await database.scalar("select count(*)::int from notes", as: Int.self) == 1)
     }
 
+    /// A write's `COMMIT` leaves only once its id is back: cut after the statements went out
+    /// and the server had time to run them, the write had not committed, so it runs again and
+    /// is stored once. Sent with the rest, the commit would have run: two rows, or a caller
+    /// told the outcome is unknown.
+    @Test func aWriteCutBeforeItsIDArrivedNeverCommittedAndRunsAgain() async throws {
+        let database = try await TestDatabase.empty(prefix: "outcome")
+        try await database.adminPool.withSession { try await $0.unsafeExecuteScript("create table notes (id serial primary key, note text)") }
+        let pool = try TestCluster.adminPool(database: database.name)
+        defer { pool.close() }
+        pool.faults.breakWrites(next: 1, at: .beforeTransactionID)
+        try await pool.execute(as: TestCluster.superuser, "insert into notes (note) values ('once')" as PostgresQuery)
+        #expect(try await database.scalar("select count(*)::int from notes", as: Int.self) == 1)
+    }
+
+    /// A transaction still running when its connection broke (its backend has not noticed
+    /// yet) is waited for, briefly, rather than reported unknown.
+    @Test func aTransactionStillInProgressIsWaitedFor() async throws {
+        let database = try await TestDatabase.empty(prefix: "outcome")
+        let pool = try TestCluster.adminPool(database: database.name)
+        defer { pool.close() }
+        let lost = PostgresError(.connection, message: "server closed the connection unexpectedly")
+        let holder = try TestCluster.adminPool(database: database.name)
+        defer { holder.close() }
+        let outcome = try await holder.withSession { session in
+            try await session.unsafeExecuteScript("begin")
+            let id = try await session.execute(
+                PostgresQuery("select pg_current_xact_id()::text").onlyRow { try $0.decode(String.self, at: 0) })
+            let asking = Task { await pool.outcome(of: .init(transactionID: id, error: lost)).kind }
+            try await Task.sleep(for: .milliseconds(200))
+            try await session.unsafeExecuteScript("commit")
+            return await asking.value
+        }
+        #expect(outcome == .committedUnanswered)
+    }
+
     /// What the server says of a lost transaction is what the caller is told.
     @Test func aLostWritesOutcomeIsWhatTheServerSays() async throws {
         let database = try await TestDatabase.empty(prefix: "outcome")
