@@ -50,10 +50,10 @@ extension PostgresPool {
     }
 
     /// Runs `body` in a transaction with `identity`. `BEGIN`, a write's id and the identity
-    /// travel with the body's first statements; `COMMIT` follows the body. The body may run more than once (after a serialization failure or
-    /// deadlock, or a connection lost before the commit), so it must not have effects outside
-    /// the database. A connection lost at the commit is resolved as `execute` resolves it. The
-    /// transaction is valid only inside `body`.
+    /// travel with the body's first statements; `COMMIT` follows the body. The body may run more
+    /// than once (after a serialization failure or deadlock, or a connection lost before the
+    /// commit), so it must not have effects outside the database. A connection lost at the
+    /// commit is resolved as `execute` resolves it. The transaction is valid only inside `body`.
     public func withTransaction<T>(
         as identity: PostgresIdentity, readOnly: Bool = false,
         _ body: (PostgresTransaction) async throws -> T
