@@ -35,7 +35,7 @@ let package = Package(
         .target(name: "Observability", dependencies: ["EventLoops"], swiftSettings: crossModule),
         .target(name: "HTTP", dependencies: ["CMicroHTTPD", "EventLoops", "Observability"], swiftSettings: crossModule),
         .target(name: "Chirp", dependencies: ["Postgres", "HTTP", "Observability", "EventLoops", "CSodium"], swiftSettings: crossModule),
-        .executableTarget(name: "ChirpCLI", dependencies: ["Chirp"], swiftSettings: crossModule),
+        .executableTarget(name: "ChirpCLI", dependencies: ["Chirp", "HTTP"], swiftSettings: crossModule),
         .executableTarget(name: "ChirpBenchScripts", dependencies: ["Chirp", "Postgres", "HTTP"]),
         .target(name: "TestSupport", dependencies: ["Postgres", "EventLoops", "HTTP"]),
         .testTarget(name: "PostgresTests", dependencies: ["Postgres", "EventLoops", "TestSupport"]),

@@ -1,6 +1,7 @@
 import Chirp
 import Foundation
 import Glibc
+import HTTP
 import Postgres
 
 /// `chirp serve|migrate|seed`.
@@ -45,8 +46,14 @@ enum Command: String, CaseIterable {
         sigaddset(&signals, SIGINT)
         pthread_sigmask(SIG_BLOCK, &signals, nil)
 
-        let service = try ChirpService(configuration: try environment.serviceConfiguration())
-        try service.start()
+        let configuration = try environment.serviceConfiguration()
+        let service = try ChirpService(configuration: configuration)
+        do {
+            try service.start()
+        } catch let error as HTTPServerError where error.isAddressInUse {
+            throw PortTaken(error: error)
+        }
+        report("serving on http://\(configuration.http.host):\(service.port)")
         var received: Int32 = 0
         sigwait(&signals, &received)
         service.logger.info("shutting down", ["signal": .int(Int(received))])
@@ -81,6 +88,12 @@ enum Command: String, CaseIterable {
             ? "seeded \(sizes.users) users, \(sizes.posts) posts in \(Int(Date().timeIntervalSince(started))) s (users demo1…demo\(sizes.users), password \(SeedGenerator.password))"
             : "database already has users; nothing seeded")
     }
+}
+
+/// `PORT` is held by another process, most often an earlier `chirp serve`.
+struct PortTaken: Error, CustomStringConvertible {
+    let error: HTTPServerError
+    var description: String { "\(error): another process holds the port (stop it, or set PORT to serve on another)" }
 }
 
 /// Runs `body`, then exits: with 0, or reporting its error with 1.

@@ -151,9 +151,13 @@ final class Listener: Sendable {
     /// A non-blocking socket of `family` bound to `address` (its `sockaddr_in` or
     /// `sockaddr_in6`) and listening.
     private static func listening<Address>(on address: Address, family: Int32, _ configuration: HTTPServerConfiguration) throws -> Int32 {
-        let failed = HTTPServerError.startFailed(host: configuration.host, port: configuration.port)
+        let failed = { (code: Int32) in
+            HTTPServerError.cannotListen(
+                host: configuration.host, port: configuration.port,
+                reason: code == EADDRINUSE ? HTTPServerError.addressInUse : String(cString: strerror(code)))
+        }
         let descriptor = Glibc.socket(family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue | SOCK_CLOEXEC.rawValue), 0)
-        guard descriptor >= 0 else { throw failed }
+        guard descriptor >= 0 else { throw failed(errno) }
         var on: Int32 = 1
         _ = setsockopt(descriptor, SOL_SOCKET, SO_REUSEADDR, &on, socklen_t(MemoryLayout<Int32>.size))
         if family == AF_INET6 {
@@ -163,8 +167,9 @@ final class Listener: Sendable {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.bind(descriptor, $0, socklen_t(MemoryLayout<Address>.size)) }
         }
         guard bound == 0, listen(descriptor, Int32(configuration.listenBacklog)) == 0 else {
+            let code = errno
             close(descriptor)
-            throw failed
+            throw failed(code)
         }
         return descriptor
     }

@@ -65,6 +65,70 @@ import Testing
         #expect(output().contains("stopped"))
     }
 
+    /// A port another process holds is refused by name, with what to do about it; and the
+    /// service says where it serves only once it does.
+    @Test(.timeLimit(.minutes(1)))
+    func aPortInUseIsNamedAndServingIsSaidOnceListening() async throws {
+        let database = try await TestDatabase.migrated()
+        let port = try Self.freePort()
+        let first = try Self.serve(database, port: port)
+        defer { if first.process.isRunning { kill(first.process.processIdentifier, SIGKILL) } }
+        #expect(Self.poll(for: .seconds(20)) { first.output().contains("serving on http://127.0.0.1:\(port)") }, "\(first.output())")
+
+        let second = try Self.serve(database, port: port)
+        #expect(Self.poll(for: .seconds(20)) { !second.process.isRunning }, "\(second.output())")
+        #expect(second.process.terminationStatus == 1)
+        #expect(second.output().contains("could not listen on 127.0.0.1:\(port): address already in use"), "\(second.output())")
+        #expect(second.output().contains("set PORT"))
+        #expect(!second.output().contains("serving on"))
+        kill(first.process.processIdentifier, SIGTERM)
+        #expect(Self.poll(for: .seconds(10)) { !first.process.isRunning })
+    }
+
+    /// Started as a shell starts a background job (`scripts/run` starts it so), with SIGINT
+    /// ignored, the service still stops on SIGINT: it blocks the signal and waits for it, and a
+    /// blocked signal is kept whatever its action.
+    @Test(.timeLimit(.minutes(1)))
+    func sigintStopsAServiceStartedWithItIgnored() async throws {
+        let database = try await TestDatabase.migrated()
+        let port = try Self.freePort()
+        let started = try Self.serve(database, port: port, ignoringSIGINT: true)
+        defer { if started.process.isRunning { kill(started.process.processIdentifier, SIGKILL) } }
+        #expect(Self.poll(for: .seconds(20)) { Self.status(of: "/readyz", port: port) == 200 }, "\(started.output())")
+        kill(started.process.processIdentifier, SIGINT)
+        #expect(Self.poll(for: .seconds(10)) { !started.process.isRunning }, "still running after SIGINT: \(started.output())")
+        #expect(started.process.terminationReason == .exit && started.process.terminationStatus == 0, "\(started.output())")
+    }
+
+    /// `chirp serve` on `port`, its standard error kept in a file `output` reads.
+    static func serve(
+        _ database: TestDatabase, port: Int, ignoringSIGINT: Bool = false
+    ) throws -> (process: Process, output: () -> String) {
+        let log = FileManager.default.temporaryDirectory.appendingPathComponent("chirp-serve-\(port)-\(UUID().uuidString).log")
+        _ = FileManager.default.createFile(atPath: log.path, contents: nil)
+        let chirp = TestCluster.repository.appendingPathComponent(".build/debug/chirp").path
+        let service = Process()
+        if ignoringSIGINT {
+            // `trap '' INT` sets SIGINT to be ignored, and exec keeps it so.
+            service.executableURL = URL(fileURLWithPath: "/bin/sh")
+            service.arguments = ["-c", "trap '' INT; exec \"$0\" serve", chirp]
+        } else {
+            service.executableURL = URL(fileURLWithPath: chirp)
+            service.arguments = ["serve"]
+        }
+        service.currentDirectoryURL = TestCluster.repository
+        service.environment = [
+            "DATABASE_URL": Self.connectionString(try database.service),
+            "JWT_SECRET": UUID().uuidString + UUID().uuidString,
+            "HOST": "127.0.0.1",
+            "PORT": String(port),
+        ]
+        service.standardError = try FileHandle(forWritingTo: log)
+        service.standardOutput = FileHandle.nullDevice
+        try service.run()
+        return (service, { (try? String(contentsOf: log, encoding: .utf8)) ?? "" })
+    }
+
     /// A libpq `key='value'` string: the test database's keywords, as `DATABASE_URL` accepts them.
     static func connectionString(_ configuration: PostgresConfiguration) -> String {
         configuration.parameters.map { key, value in
