@@ -50,6 +50,7 @@ struct Routes {
 
         router.add(.GET, "/v1/posts/:id/comments", comments.thread)
         router.add(.POST, "/v1/posts/:id/comments", comments.create)
+        router.add(.GET, "/v1/comments/:id", comments.show)
         router.add(.GET, "/v1/comments/:id/replies", comments.replies)
         router.add(.DELETE, "/v1/comments/:id", comments.delete)
 

@@ -27,13 +27,16 @@ struct Services: Sendable {
     }
 
     /// How a create answers when it committed and its answer was lost (`Idempotency.create`):
-    /// the new row, read back on the primary as its creator, under the id the service chose.
-    func createdReadBack<Row: JSONWritable>(_ read: PostgresRead<Row?>, by viewer: Viewer) -> () async throws -> HTTPResponse {
+    /// the new row, read back on the primary as its creator, under the id the service chose,
+    /// and where it lives (`location`).
+    func createdReadBack<Row: JSONWritable>(
+        _ read: PostgresRead<Row?>, by viewer: Viewer, location: String
+    ) -> () async throws -> HTTPResponse {
         {
             guard let row = try await pool.execute(as: writer(viewer), read) else {
                 throw PostgresError(.outcomeUnknown, message: "a create committed, but its row cannot be read back")
             }
-            return .json(201, row)
+            return HTTPResponse.json(201, row).located(at: location)
         }
     }
 }

@@ -17,6 +17,13 @@ public struct HTTPResponse: Sendable {
         self.body = body
     }
 
+    /// The same response naming `path` as what it created (`Location`, RFC 9110 §10.2.2).
+    public func located(at path: String) -> HTTPResponse {
+        var located = self
+        located.headers.set("Location", path)
+        return located
+    }
+
     /// A JSON body, already encoded.
     public static func json(_ status: Int, _ body: [UInt8]) -> HTTPResponse {
         HTTPResponse(status: status, headers: contentType("application/json; charset=utf-8"), body: body)

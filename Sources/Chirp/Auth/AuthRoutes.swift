@@ -49,7 +49,7 @@ struct AuthRoutes: Sendable {
                 }
                 return HTTPResponse.session(201, Session(
                     user: user, accessToken: tokens.issue(for: Viewer(id: userID, session: session)),
-                    refreshToken: refreshToken, expiresIn: tokens.lifetime))
+                    refreshToken: refreshToken, expiresIn: tokens.lifetime)).located(at: ProfileRoutes.location(of: username))
             }
             return try await idempotency.create(request, owner: owner, as: .authService, memory: memory, readBack: readBack) { transaction in
                 do {
@@ -57,9 +57,9 @@ struct AuthRoutes: Sendable {
                         userID, username: username, displayName: displayName, passwordHash: passwordHash,
                         session: session, refreshHash: RefreshTokens.hash(refreshToken)))
                     created = user.id
-                    return .session(201, Session(
+                    return HTTPResponse.session(201, Session(
                         user: user, accessToken: tokens.issue(for: Viewer(id: user.id, session: session)),
-                        refreshToken: refreshToken, expiresIn: tokens.lifetime))
+                        refreshToken: refreshToken, expiresIn: tokens.lifetime)).located(at: ProfileRoutes.location(of: username))
                 } catch let error as PostgresError where error.sqlState == .uniqueViolation {
                     throw HTTPError.conflict(code: "username_taken", detail: "that username is taken")
                 }

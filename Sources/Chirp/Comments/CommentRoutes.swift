@@ -2,7 +2,7 @@ import Foundation
 import HTTP
 import Postgres
 
-/// `GET|POST /v1/posts/:id/comments`, `GET /v1/comments/:id/replies`, `DELETE /v1/comments/:id`.
+/// `GET|POST /v1/posts/:id/comments`, `GET|DELETE /v1/comments/:id`, `GET /v1/comments/:id/replies`.
 struct CommentRoutes: Sendable {
     let services: Services
     let idempotency: Idempotency
@@ -27,6 +27,19 @@ struct CommentRoutes: Sendable {
         try await services.respond(to: request, with: Self.replyList)
     }
 
+    static func location(of comment: PostgresUUID) -> String { "/v1/comments/\(comment.lowercasedString)" }
+
+    /// One comment, or a reply.
+    func show(_ request: HTTPRequest) async throws -> HTTPResponse {
+        let viewer = try services.authenticator.viewer(of: request)
+        let id = try request.uuidParameter("id")
+        let comment = try await database {
+            try await services.read(as: services.identity(for: viewer), for: viewer, CommentQueries.comment(id))
+        }
+        guard let comment else { throw HTTPError.notFound(detail: "no such comment") }
+        return .json(200, comment)
+    }
+
     /// 201 Comment; `parentId` makes it a reply to a top-level comment of the same post.
     /// Honours `Idempotency-Key`.
     func create(_ request: HTTPRequest) async throws -> HTTPResponse {
@@ -43,7 +56,7 @@ struct CommentRoutes: Sendable {
         let id = PostgresUUID(UUID())
         return try await idempotency.create(
             request, owner: viewer.id.lowercasedString, as: services.writer(viewer),
-            readBack: services.createdReadBack(CommentQueries.comment(id), by: viewer)
+            readBack: services.createdReadBack(CommentQueries.comment(id), by: viewer, location: Self.location(of: id))
         ) { transaction in
             let created: Comment?
             do {
@@ -52,7 +65,7 @@ struct CommentRoutes: Sendable {
                 throw Self.refusal(error) ?? error
             }
             guard let created else { throw HTTPError.notFound(detail: "no such post") }
-            return .json(201, created)
+            return HTTPResponse.json(201, created).located(at: Self.location(of: id))
         }
     }
 

@@ -68,7 +68,9 @@ struct Idempotency: Sendable {
             if claimed {
                 let response = try await create(transaction)
                 try await transaction.execute(
-                    IdempotencyQueries.record(owner: owner, key: key, status: response.status, body: memory.record(response)))
+                    IdempotencyQueries.record(
+                        owner: owner, key: key, status: response.status, body: memory.record(response),
+                        location: response.headers["Location"]))
                 return response
             }
             return try await replay(owner: owner, key: key, fingerprint: fingerprint, memory: memory, in: transaction)
@@ -118,6 +120,7 @@ struct Idempotency: Sendable {
             throw HTTPError.conflict(code: "idempotency_conflict", detail: "the first request with this key is still running")
         }
         var response = try await memory.replay(status, body.bytes, transaction)
+        if let location = stored.location { response.headers.set("Location", location) }
         response.headers.set("Idempotent-Replayed", "true")
         return response
     }

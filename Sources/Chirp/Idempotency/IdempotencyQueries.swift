@@ -11,16 +11,17 @@ enum IdempotencyQueries {
             insert into idempotency_keys as k (owner_key, idempotency_key, request_hash)
             values (\(owner), \(key), \(fingerprint))
             on conflict (owner_key, idempotency_key) do update
-                set request_hash = excluded.request_hash, status_code = null, response_body = null, created_at = now()
+                set request_hash = excluded.request_hash, status_code = null, response_body = null, location = null,
+                    created_at = now()
                 where k.created_at < app.expired_before('idempotency_keys')
             returning 1
             """) { !$0.isEmpty }
     }
 
-    /// Keeps the create's response for its replays.
-    static func record(owner: String, key: String, status: Int, body: [UInt8]) -> PostgresQuery {
+    /// Keeps the create's response for its replays: status, body and `Location`.
+    static func record(owner: String, key: String, status: Int, body: [UInt8], location: String?) -> PostgresQuery {
         """
-        update idempotency_keys set status_code = \(status), response_body = \(PostgresBytes(body))
+        update idempotency_keys set status_code = \(status), response_body = \(PostgresBytes(body)), location = \(location)
         where owner_key = \(owner) and idempotency_key = \(key)
         """
     }
@@ -36,7 +37,7 @@ enum IdempotencyQueries {
 
     static func stored(owner: String, key: String) -> PostgresRead<StoredResponse?> {
         PostgresQuery("""
-            select request_hash, status_code, response_body from idempotency_keys
+            select request_hash, status_code, response_body, location from idempotency_keys
             where owner_key = \(owner) and idempotency_key = \(key)
             """).firstRow(StoredResponse.init(row:))
     }
@@ -47,9 +48,10 @@ enum IdempotencyQueries {
         var fingerprint: PostgresBytes
         var status: Int?
         var body: PostgresBytes?
+        var location: String?
 
         init(row: PostgresRow) throws {
-            (fingerprint, status, body) = try row.decode((PostgresBytes, Int?, PostgresBytes?).self)
+            (fingerprint, status, body, location) = try row.decode((PostgresBytes, Int?, PostgresBytes?, String?).self)
         }
     }
 }

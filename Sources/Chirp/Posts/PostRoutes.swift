@@ -14,12 +14,14 @@ struct PostRoutes: Sendable {
         let id = PostgresUUID(UUID())
         return try await idempotency.create(
             request, owner: viewer.id.lowercasedString, as: services.writer(viewer),
-            readBack: services.createdReadBack(PostQueries.post(id), by: viewer)
+            readBack: services.createdReadBack(PostQueries.post(id), by: viewer, location: Self.location(of: id))
         ) { transaction in
             let post = try await transaction.execute(PostQueries.create(id, by: viewer.id, body: text))
-            return .json(201, post)
+            return HTTPResponse.json(201, post).located(at: Self.location(of: id))
         }
     }
+
+    static func location(of post: PostgresUUID) -> String { "/v1/posts/\(post.lowercasedString)" }
 
     func show(_ request: HTTPRequest) async throws -> HTTPResponse {
         let viewer = try services.authenticator.viewer(of: request)

@@ -6,6 +6,9 @@ import Postgres
 struct ProfileRoutes: Sendable {
     let services: Services
 
+    /// Where a user's profile lives: usernames are `a-z`, `0-9` and `_`, safe in a path.
+    static func location(of username: String) -> String { "/v1/users/\(username)" }
+
     /// The profile and the first page of the user's posts, read concurrently on two
     /// connections, so the answer takes as long as the slower read.
     func show(_ request: HTTPRequest) async throws -> HTTPResponse {
