@@ -5,6 +5,7 @@ import HTTP
 struct Routes {
     var ops: OpsRoutes
     var openAPI: OpenAPIRoute
+    var problemTypes = ProblemTypeRoutes()
     var auth: AuthRoutes
     var feed: FeedRoutes
     var posts: PostRoutes
@@ -22,6 +23,7 @@ struct Routes {
         router.add(.GET, "/readyz", ops.readiness)
         if metrics { registerMetrics(on: router) }
         router.add(.GET, "/openapi.yaml", openAPI.document)
+        router.add(.GET, "/problems/:code", problemTypes.show)
 
         router.add(.POST, "/v1/auth/signup", auth.signUp)
         router.add(.POST, "/v1/auth/login", auth.logIn)

@@ -17,7 +17,9 @@ public enum Problem {
     }
 
     static func body(_ problem: HTTPError, requestID: String) -> [UInt8] {
-        var out = Array(#"{"type":"about:blank","title":"#.utf8)
+        var out = Array(#"{"type":"#.utf8)
+        JSONText.appendString(ProblemType.uri(for: problem.code), to: &out)
+        out.append(contentsOf: #","title":"#.utf8)
         JSONText.appendString(HTTPStatus.reasonPhrase(problem.status), to: &out)
         out.append(contentsOf: #","status":"#.utf8)
         out.append(contentsOf: String(problem.status).utf8)

@@ -133,7 +133,7 @@ import Testing
         }
         let problem: YAMLValue = .mapping([("$ref", .string("#/components/responses/NotFound"))])
         let notFoundSchema = try #require(schemas.resolve(problem)["content"]?["application/problem+json"]?["schema"])
-        let wrongCode: [String: Any] = ["type": "about:blank", "title": "Not Found", "status": 404, "code": "gone", "detail": "", "requestId": "r"]
+        let wrongCode: [String: Any] = ["type": "/problems/gone", "title": "Not Found", "status": 404, "code": "gone", "detail": "", "requestId": "r"]
         #expect(!schemas.violations(of: wrongCode, against: notFoundSchema).isEmpty)
     }
 

@@ -62,7 +62,7 @@ import Testing
         let response = Problem.response(
             for: HTTPError(422, code: "validation_failed", detail: "body \"x\"\nis empty"), requestID: "r1")
         let text = String(decoding: response.body, as: UTF8.self)
-        #expect(text == #"{"type":"about:blank","title":"Unprocessable Content","status":422,"code":"validation_failed","detail":"body \"x\"\nis empty","requestId":"r1"}"#)
+        #expect(text == #"{"type":"/problems/validation_failed","title":"Unprocessable Content","status":422,"code":"validation_failed","detail":"body \"x\"\nis empty","requestId":"r1"}"#)
         #expect(response.headers["Content-Type"] == "application/problem+json")
         #expect(response.headers["X-Request-ID"] == "r1")
     }
