@@ -37,6 +37,8 @@ public struct ChirpConfiguration: Sendable {
     /// The OpenAPI document served at `GET /openapi.yaml`, read once at start-up; relative to
     /// the working directory. Without the file the service still starts and answers 404 there.
     public var openAPIPath = "openapi.yaml"
+    /// Web origins that may call the API from a browser (`CORS_ALLOWED_ORIGINS`); none when nil.
+    public var cors: CORSPolicy?
 
     public init(
         database: PostgresConfiguration, pool: PostgresPoolConfiguration = .init(),

@@ -73,16 +73,20 @@ public final class ChirpService: Sendable {
         housekeeping = Housekeeping(pool: authPool, loop: eventLoops[0], logger: logger)
         exploreRefresher = ExploreRefresher(pool: pool, loop: eventLoops[0], logger: logger)
         let router = self.router
+        let cors = configuration.cors
         server = try HTTPServer(
             configuration: configuration.http,
             middleware: [
                 RequestIDMiddleware(),
                 AccessLogMiddleware(logger: logger),
                 MetricsMiddleware(metrics: metrics),
-            ],
+            ] + (cors.map { [CORSMiddleware(policy: $0)] } ?? []),
             logger: logger,
             eventLoops: eventLoops,
-            handler: { request in await router.respond(to: request) })
+            handler: { request in
+                if let preflight = cors?.preflight(request) { return preflight }
+                return await router.respond(to: request)
+            })
     }
 
     /// The bound port (useful when configured with port 0).

@@ -62,6 +62,19 @@ struct Environment {
         return proxies
     }
 
+    /// `CORS_ALLOWED_ORIGINS`: web origins, comma-separated (`*` for any); none when unset.
+    func corsPolicy() throws -> CORSPolicy? {
+        guard let list = string("CORS_ALLOWED_ORIGINS") else { return nil }
+        let origins = list.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        guard !origins.isEmpty, let policy = CORSPolicy(allowedOrigins: origins) else {
+            throw Invalid(description: """
+                CORS_ALLOWED_ORIGINS must list origins such as https://app.example.com (scheme, host and port, \
+                lowercase, no path), comma-separated, or * (got "\(list)")
+                """)
+        }
+        return policy
+    }
+
     /// The service's connection: a login that bypasses row-level security is refused unless
     /// `CHIRP_ALLOW_BYPASSRLS=1` says otherwise.
     func serviceDatabase() throws -> PostgresConfiguration {
@@ -192,6 +205,7 @@ struct Environment {
             leaseTimeout: pool.leaseTimeout)
         configuration.metricsHTTP = metricsHTTP
         configuration.openAPIPath = string("OPENAPI_PATH") ?? configuration.openAPIPath
+        configuration.cors = try corsPolicy()
         configuration.replicas = try replicaDatabases(allowingBypass: configuration.database.allowsRowSecurityBypass)
         configuration.shutdownDelay = .milliseconds(try integer("SHUTDOWN_DELAY_MS", default: 0, in: 0...600_000))
         configuration.replicaMaxLag = .milliseconds(try integer(

@@ -36,6 +36,19 @@ import Testing
         #expect(!configuration.http.proxyProtocol)
     }
 
+    /// Browsers are let in only from the origins listed; anything that is not an origin is
+    /// refused by name rather than silently never matching.
+    @Test func corsOriginsAreListedExactlyOrRefused() throws {
+        #expect(try configuration([:]).cors == nil)
+        let listed = try #require(try configuration(["CORS_ALLOWED_ORIGINS": "https://app.example.com, http://localhost:3000"]).cors)
+        #expect(listed.allowedOrigins == ["https://app.example.com", "http://localhost:3000"])
+        #expect(listed.allows("http://localhost:3000") && !listed.allows("https://evil.example"))
+        #expect(try configuration(["CORS_ALLOWED_ORIGINS": "*"]).cors?.allows("https://anyone.example") == true)
+        for wrong in ["https://app.example.com/", "app.example.com", "HTTPS://APP.EXAMPLE.COM", "https://a.example/path", "ftp://a.example", ","] {
+            #expect(refusal(["CORS_ALLOWED_ORIGINS": wrong])?.contains("CORS_ALLOWED_ORIGINS") == true, "\(wrong)")
+        }
+    }
+
     /// The auth login is its own role, and by default shares no secret with the service's.
     @Test func theAuthLoginIsDerivedWithoutThePasswordOrGivenOutright() throws {
         let derived = try configuration(["DATABASE_URL": "postgres://chirp_service:s3cret@db.internal:5433/chirp"]).authDatabase
