@@ -58,6 +58,8 @@ struct Routes {
 
         router.add(.PUT, "/v1/users/:username/follow", follows.follow)
         router.add(.DELETE, "/v1/users/:username/follow", follows.unfollow)
+        router.add(.GET, "/v1/users/:username/followers", follows.followers)
+        router.add(.GET, "/v1/users/:username/following", follows.following)
 
         router.add(.GET, "/v1/search/posts", search.posts)
         router.add(.GET, "/v1/search/users", search.users)

@@ -7,6 +7,36 @@ import Testing
     let app: TestService
     init() async throws { app = try await .started(over: .router) }
 
+    /// Followers and following: newest follow first, paged by cursor to the end without a
+    /// repeat, each with the viewer's `followedByMe`; an unknown user is 404, a cursor from
+    /// another list 400.
+    @Test func followListsPageNewestFirstWithTheViewersFollows() async throws {
+        let (alice, bob, carol, dave) = try await app.signUp("fla", "flb", "flc", "fld")
+        for follower in [bob, carol, dave] { try await app.follow(alice, by: follower) }
+        try await app.follow(carol, by: bob)
+
+        let first = try await app.client.get("/v1/users/\(alice.username)/followers?limit=2", token: bob.accessToken)
+        #expect(first.status == 200)
+        #expect(first.json["items"].array.map { $0["username"].string } == [dave.username, carol.username])
+        #expect(first.json["items"][1]["followedByMe"].bool == true)
+        #expect(first.json["items"][0]["followedByMe"].bool == false)
+        #expect(first.json["items"][0].keys == ["id", "username", "displayName", "bio", "followerCount", "followingCount", "postCount", "followedByMe"])
+        #expect(first.json["hasMore"].bool == true)
+        let cursor = try #require(first.json["nextCursor"].string)
+        let second = try await app.client.get("/v1/users/\(alice.username)/followers?limit=2&cursor=\(cursor)", token: bob.accessToken)
+        #expect(second.json["items"].array.map { $0["username"].string } == [bob.username])
+        #expect(second.json["hasMore"].bool == false)
+
+        let following = try await app.client.get("/v1/users/\(bob.username)/following")
+        #expect(following.json["items"].array.map { $0["username"].string } == [carol.username, alice.username])
+        #expect(following.json["items"][0]["followedByMe"].bool == false)  // anonymous
+
+        #expect(try await app.client.get("/v1/users/nobody_like_this/followers").status == 404)
+        let foreign = try await app.client.get("/v1/users/\(bob.username)/following?cursor=\(cursor)")
+        #expect(foreign.status == 400 && foreign.json["code"].string == "invalid_cursor")
+        #expect(try await app.client.get("/v1/users/\(alice.username)/following").json["items"].array.isEmpty)
+    }
+
     @Test func followingIsIdempotentAndCountsBothSidesExactly() async throws {
         let (alice, bob, carol) = try await app.signUp("alice", "bob", "carol")
         let path = "/v1/users/\(bob.username)/follow"

@@ -28,3 +28,43 @@ package enum FollowQueries {
         PostgresQuery("select follower_count from users where username = \(username)").firstRow { try $0.decode(Int.self, at: 0) }
     }
 }
+
+/// The SQL of the follow lists, newest follow first: the page's follows first, a range scan
+/// of the list's index (`0024`) as the likers list is, then their users, one probe each.
+extension FollowQueries {
+    /// Settings of a follow list's transaction. Planned for the average user (a few dozen
+    /// follows), a page would be a bitmap scan of all the user's follows and a sort, which for
+    /// a user with thousands of followers reads them all on every page; without bitmap scans
+    /// the page is read in order and stops at the limit, whoever it is.
+    static let listSettings: [PostgresIdentity.Setting] = [.init("enable_bitmapscan", "off")]
+
+    static func followers(of username: String, after position: KeysetPosition, limit: Int) -> PostgresRead<[FollowListItem]> {
+        PostgresQuery("""
+            select \(unescaped: FollowListItem.columns)
+            from (select follower_id as user_id, created_at from follows
+                  where followee_id = (select id from users where username = \(username))
+                    and (created_at, follower_id) < (\(position.timestamp), \(position.id))
+                  order by created_at desc, follower_id desc
+                  limit \(limit)) as f
+            join users u on u.id = f.user_id
+            order by f.created_at desc, f.user_id desc
+            """).rows(FollowListItem.init(row:))
+    }
+
+    static func following(of username: String, after position: KeysetPosition, limit: Int) -> PostgresRead<[FollowListItem]> {
+        PostgresQuery("""
+            select \(unescaped: FollowListItem.columns)
+            from (select followee_id as user_id, created_at from follows
+                  where follower_id = (select id from users where username = \(username))
+                    and (created_at, followee_id) < (\(position.timestamp), \(position.id))
+                  order by created_at desc, followee_id desc
+                  limit \(limit)) as f
+            join users u on u.id = f.user_id
+            order by f.created_at desc, f.user_id desc
+            """).rows(FollowListItem.init(row:))
+    }
+
+    static func userExists(_ username: String) -> PostgresRead<Bool> {
+        PostgresQuery("select exists (select from users where username = \(username))").value(Bool.self)
+    }
+}
