@@ -454,6 +454,7 @@ def main():
         ("comments", "read", "GET", "/v1/posts/{post}/comments", None, False, None, ["comments"], POSTS),
         ("profile", "read", "GET", "/v1/users/{author}", None, False, None, ["profile"], POSTS),
         ("user_posts", "read", "GET", "/v1/users/{author}/posts", None, False, None, ["user_posts"], POSTS),
+        ("followers", "read", "GET", "/v1/users/{author}/followers", None, False, None, ["followers"], POSTS),
         ("search", "read", "GET", "/v1/search/posts?q=swift", None, False, None, ["search"], POSTS),
         ("like_unlike", "write", "PUT", "/v1/posts/{post}/like", None, True, "DELETE", ["like", "unlike"], POSTS),
         ("like_unlike_hot", "write", "PUT", "/v1/posts/{post}/like", None, True, "DELETE", ["like", "unlike"], 1),

@@ -67,6 +67,9 @@ enum CeilingScripts {
                 firstPage(author), ProfileQueries.exists(username: username).query,
             ])]),
             render("explore", seed: seed, [(anonymous, false, [explore.snapshotExists.query, explore.posts.query])]),
+            render("followers", seed: seed, [(anonymous.adding(FollowQueries.listSettings), true, [
+                FollowQueries.followers(of: username, after: .top, limit: limit).query, FollowQueries.userExists(username).query,
+            ])]),
             render("comments", seed: seed, [(anonymous, true, [
                 CommentQueries.thread(of: post, after: .bottom, limit: limit).query, PostQueries.exists(post).query,
             ])]),

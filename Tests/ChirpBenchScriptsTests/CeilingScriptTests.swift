@@ -29,7 +29,7 @@ import Testing
         search.statementTimeout = .seconds(30)
         let scripts = try CeilingScripts.all(seed: 1, deepPosition: KeysetPosition(timestamp: timestamp, id: id), search: search)
         #expect(scripts.map(\.name).sorted() == [
-            "comment", "comments", "explore", "feed", "feed_deep", "follow", "global", "like",
+            "comment", "comments", "explore", "feed", "feed_deep", "follow", "followers", "global", "like",
             "offset_deep", "post", "profile", "search", "unfollow", "unlike", "user_posts",
         ])
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("ceilings-\(UUID())")

@@ -2,7 +2,7 @@ import Postgres
 
 /// A user in a followers or following list: their profile as the API shows it, and when the
 /// follow began, which orders the list but is not shown.
-struct FollowListItem: KeysetListItem {
+package struct FollowListItem: KeysetListItem {
     var profile: Profile
     var followedAt: PostgresTimestamp
 

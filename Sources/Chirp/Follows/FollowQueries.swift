@@ -36,9 +36,9 @@ extension FollowQueries {
     /// follows), a page would be a bitmap scan of all the user's follows and a sort, which for
     /// a user with thousands of followers reads them all on every page; without bitmap scans
     /// the page is read in order and stops at the limit, whoever it is.
-    static let listSettings: [PostgresIdentity.Setting] = [.init("enable_bitmapscan", "off")]
+    package static let listSettings: [PostgresIdentity.Setting] = [.init("enable_bitmapscan", "off")]
 
-    static func followers(of username: String, after position: KeysetPosition, limit: Int) -> PostgresRead<[FollowListItem]> {
+    package static func followers(of username: String, after position: KeysetPosition, limit: Int) -> PostgresRead<[FollowListItem]> {
         PostgresQuery("""
             select \(unescaped: FollowListItem.columns)
             from (select follower_id as user_id, created_at from follows
@@ -51,7 +51,7 @@ extension FollowQueries {
             """).rows(FollowListItem.init(row:))
     }
 
-    static func following(of username: String, after position: KeysetPosition, limit: Int) -> PostgresRead<[FollowListItem]> {
+    package static func following(of username: String, after position: KeysetPosition, limit: Int) -> PostgresRead<[FollowListItem]> {
         PostgresQuery("""
             select \(unescaped: FollowListItem.columns)
             from (select followee_id as user_id, created_at from follows
@@ -64,7 +64,7 @@ extension FollowQueries {
             """).rows(FollowListItem.init(row:))
     }
 
-    static func userExists(_ username: String) -> PostgresRead<Bool> {
+    package static func userExists(_ username: String) -> PostgresRead<Bool> {
         PostgresQuery("select exists (select from users where username = \(username))").value(Bool.self)
     }
 }
