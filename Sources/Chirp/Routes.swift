@@ -37,6 +37,7 @@ struct Routes {
 
         router.add(.POST, "/v1/posts", posts.create)
         router.add(.GET, "/v1/posts/:id", posts.show)
+        router.add(.PATCH, "/v1/posts/:id", posts.edit)
         router.add(.DELETE, "/v1/posts/:id", posts.delete)
 
         router.add(.GET, "/v1/users/:username", profiles.show)
@@ -53,6 +54,7 @@ struct Routes {
         router.add(.GET, "/v1/posts/:id/comments", comments.thread)
         router.add(.POST, "/v1/posts/:id/comments", comments.create)
         router.add(.GET, "/v1/comments/:id", comments.show)
+        router.add(.PATCH, "/v1/comments/:id", comments.edit)
         router.add(.GET, "/v1/comments/:id/replies", comments.replies)
         router.add(.DELETE, "/v1/comments/:id", comments.delete)
 

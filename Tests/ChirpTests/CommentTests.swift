@@ -12,7 +12,7 @@ import Testing
 
         let created = try await app.client.post("/v1/posts/\(post)/comments", json: ["body": "  first!  "], token: bob.accessToken)
         #expect(created.status == 201)
-        #expect(created.json.keys == ["id", "postId", "parentId", "author", "body", "createdAt", "replyCount"])
+        #expect(created.json.keys == ["id", "postId", "parentId", "author", "body", "createdAt", "replyCount", "editedAt"])
         #expect(created.json["body"].string == "first!")
         #expect(created.json["postId"].string == post)
         #expect(created.json["parentId"].isNull)

@@ -112,6 +112,7 @@ import Testing
             "id": "0b7e1f0a-3c1d-4e5f-8a9b-0c1d2e3f4a5b",
             "author": ["id": "0b7e1f0a-3c1d-4e5f-8a9b-0c1d2e3f4a5c", "username": "ada", "displayName": "Ada"],
             "body": "hello", "createdAt": "2026-11-30T10:53:13Z", "likeCount": 0, "commentCount": 2, "likedByMe": false,
+            "editedAt": NSNull(),
         ]
         #expect(schemas.violations(of: good, against: post).isEmpty)
         let broken: [(String, (inout [String: Any]) -> Void)] = [

@@ -119,14 +119,15 @@ $$, array[
   'chirp_signin update refresh_tokens (revoked_at, used_at)',
   'chirp_signin select users', 'chirp_signin insert users (display_name, id, username)',
   'chirp_user select comments', 'chirp_user insert comments (author_id, body, id, parent_id, post_id)',
-  'chirp_user delete comments',
+  'chirp_user update comments (body)', 'chirp_user delete comments',
   'chirp_user select explore_ranks', 'chirp_user select explore_snapshots',
   'chirp_user select follows', 'chirp_user insert follows (followee_id, follower_id)', 'chirp_user delete follows',
   'chirp_user select home_timeline',
   'chirp_user select idempotency_keys', 'chirp_user insert idempotency_keys (idempotency_key, owner_key, request_hash)',
   'chirp_user update idempotency_keys (created_at, location, request_hash, response_body, status_code)',
   'chirp_user select likes', 'chirp_user insert likes (post_id, user_id)', 'chirp_user delete likes',
-  'chirp_user select posts', 'chirp_user insert posts (author_id, body, id)', 'chirp_user delete posts',
+  'chirp_user select posts', 'chirp_user insert posts (author_id, body, id)', 'chirp_user update posts (body)',
+  'chirp_user delete posts',
   'chirp_user select users', 'chirp_user update users (bio, display_name)',
   'chirp_user select write_marks'
 ], 'the login and request roles hold exactly the table privileges the service uses');

@@ -1,8 +1,8 @@
--- posts: authors create and delete their own; nobody updates; counters are
+-- posts: authors create, edit (the body) and delete their own; counters are
 -- the triggers' business. Fixtures: alice ...0a, bob ...0b; bob's post ...b1.
 begin;
 \ir support/helpers.sql
-select plan(18);
+select plan(21);
 
 select pg_temp.add_people('alice', 'bob');
 insert into posts (id, author_id, body) values
@@ -45,9 +45,16 @@ $$, '500 characters (not bytes) are fine');
 select throws_ok($$
   update posts set like_count = 1000000 where id = '00000000-0000-4000-b000-0000000000b1'
 $$, '42501', null, 'a user cannot update like_count');
+select is(pg_temp.affected($$
+  update posts set body = 'edited' where id = '00000000-0000-4000-b000-0000000000b1'
+$$), 0, 'a user cannot edit someone else''s post');
+select is(pg_temp.affected($$
+  update posts set body = 'rewritten' where author_id = '00000000-0000-4000-a000-00000000000a' and body = repeat('é', 500)
+$$), 1, 'an author edits the body of their own post');
+select ok((select edited_at is not null from posts where body = 'rewritten'), 'the edit is stamped');
 select throws_ok($$
-  update posts set body = 'edited' where author_id = '00000000-0000-4000-a000-00000000000a'
-$$, '42501', null, 'posts are not editable, not even by their author');
+  update posts set edited_at = null where author_id = '00000000-0000-4000-a000-00000000000a'
+$$, '42501', null, 'the edit time is the database''s, not the author''s');
 select is(pg_temp.affected($$
   delete from posts where id = '00000000-0000-4000-b000-0000000000b1'
 $$), 0, 'a user cannot delete someone else''s post');

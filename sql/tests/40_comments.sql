@@ -3,7 +3,7 @@
 -- bob's comment ...c2 on bob's post.
 begin;
 \ir support/helpers.sql
-select plan(26);
+select plan(30);
 
 select pg_temp.add_people('alice', 'bob', 'carol');
 insert into posts (id, author_id, body) values
@@ -66,9 +66,19 @@ select results_eq($$
   select reply_count from comments where id = '00000000-0000-4000-c000-0000000000c2'
 $$, $$ values (1) $$, 'the parent''s reply_count counts its reply');
 
+select is(pg_temp.affected($$
+  update comments set body = 'edited' where id = '00000000-0000-4000-c000-0000000000c1'
+$$), 0, 'a post''s author cannot edit a comment on it');
+select is(pg_temp.affected($$
+  update comments set body = 'alice on bob, edited' where body = 'alice on bob'
+$$), 1, 'a comment''s author edits its body');
+select ok((select edited_at is not null from comments where body = 'alice on bob, edited'), 'the edit is stamped');
 select throws_ok($$
-  update comments set body = 'edited' where author_id = '00000000-0000-4000-a000-00000000000a'
-$$, '42501', null, 'comments are not editable');
+  update comments set edited_at = null where author_id = '00000000-0000-4000-a000-00000000000a'
+$$, '42501', null, 'the edit time is the database''s, not the author''s');
+select lives_ok($$
+  update comments set body = 'alice on bob' where body = 'alice on bob, edited'
+$$, 'and edits it back');
 select throws_ok($$
   update comments set reply_count = 0
 $$, '42501', null, 'a user cannot update reply_count');

@@ -50,6 +50,16 @@ package enum CommentQueries {
             .firstRow(Comment.init(row:))
     }
 
+    /// The new body, as the author's comment now reads; nil when the update policy hid it (not
+    /// the viewer's) or it does not exist.
+    static func edit(_ id: PostgresUUID, body: String) -> PostgresRead<Comment?> {
+        PostgresQuery("""
+            update comments c set body = \(body) from users a
+            where c.id = \(id) and a.id = c.author_id
+            returning \(unescaped: Comment.columns)
+            """).firstRow(Comment.init(row:))
+    }
+
     /// The delete policy lets only the comment's author or the post's author see the row.
     static func delete(_ comment: PostgresUUID) -> PostgresRead<Int> {
         PostgresQuery("delete from comments where id = \(comment)").affectedRows

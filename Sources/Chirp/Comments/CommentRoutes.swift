@@ -2,7 +2,7 @@ import Foundation
 import HTTP
 import Postgres
 
-/// `GET|POST /v1/posts/:id/comments`, `GET|DELETE /v1/comments/:id`, `GET /v1/comments/:id/replies`.
+/// `GET|POST /v1/posts/:id/comments`, `GET|PATCH|DELETE /v1/comments/:id`, `GET /v1/comments/:id/replies`.
 struct CommentRoutes: Sendable {
     let services: Services
     let idempotency: Idempotency
@@ -38,6 +38,17 @@ struct CommentRoutes: Sendable {
         }
         guard let comment else { throw HTTPError.notFound(detail: "no such comment") }
         return .json(200, comment)
+    }
+
+    /// Only its author may edit a comment (the post's author may delete it, not rewrite it).
+    static let editing = OwnedEdit(
+        edit: CommentQueries.edit, exists: CommentQueries.exists,
+        notYours: "only the author can edit a comment", missing: "no such comment")
+
+    func edit(_ request: HTTPRequest) async throws -> HTTPResponse {
+        let body = try JSONBody(request, allowed: ["body"])
+        let text = try Validation.trimmedText(try body.string("body"), field: "body", maxLength: Self.maxLength, minLength: 1)
+        return try await services.respond(to: request, editing: Self.editing, body: text)
     }
 
     /// 201 Comment; `parentId` makes it a reply to a top-level comment of the same post.

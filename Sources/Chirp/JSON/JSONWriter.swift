@@ -124,6 +124,11 @@ struct JSONWriter: ~Copyable {
         count += length + 2
     }
 
+    mutating func optionalTimestamp(_ value: PostgresTimestamp?) {
+        guard let value else { return null() }
+        timestamp(value)
+    }
+
     mutating func int(_ value: Int) {
         separate()
         let written = JSONText.writeInteger(value, into: reserve(JSONText.maximumIntegerLength))

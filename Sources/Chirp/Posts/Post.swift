@@ -25,6 +25,8 @@ package struct Post: JSONWritable {
     var likeCount: Int
     var commentCount: Int
     var likedByMe: Bool
+    /// When its author last changed the body; nil when never.
+    var editedAt: PostgresTimestamp?
 
     var position: KeysetPosition { KeysetPosition(timestamp: createdAt, id: id) }
 
@@ -35,7 +37,8 @@ package struct Post: JSONWritable {
     /// viewer ever gave, on every page (see `sql/tests/80_keyset_plans.sql`).
     package static let columns = """
         p.id, p.body, p.created_at, p.like_count, p.comment_count, a.id, a.username, a.display_name,
-        coalesce((select true from likes l where l.user_id = (select app.user_id()) and l.post_id = p.id), false)
+        coalesce((select true from likes l where l.user_id = (select app.user_id()) and l.post_id = p.id), false),
+        p.edited_at
         """
 
     init(row: PostgresRow) throws {
@@ -44,14 +47,16 @@ package struct Post: JSONWritable {
 
     /// Reads `columns`, which start at column `first` of the row.
     init(row: PostgresRow, startingAt first: Int) throws {
-        let (id, body, createdAt, likeCount, commentCount, authorID, username, displayName, likedByMe) = try row.decode(
-            (PostgresUUID, PostgresText, PostgresTimestamp, Int, Int, PostgresUUID, PostgresText, PostgresText, Bool).self, startingAt: first)
+        let (id, body, createdAt, likeCount, commentCount, authorID, username, displayName, likedByMe, editedAt) = try row.decode(
+            (PostgresUUID, PostgresText, PostgresTimestamp, Int, Int, PostgresUUID, PostgresText, PostgresText, Bool, PostgresTimestamp?).self,
+            startingAt: first)
         self.id = id
         self.body = body
         self.createdAt = createdAt
         self.likeCount = likeCount
         self.commentCount = commentCount
         self.likedByMe = likedByMe
+        self.editedAt = editedAt
         author = Author(id: authorID, username: username, displayName: displayName)
     }
 
@@ -64,6 +69,7 @@ package struct Post: JSONWritable {
         json.key("likeCount"); json.int(likeCount)
         json.key("commentCount"); json.int(commentCount)
         json.key("likedByMe"); json.bool(likedByMe)
+        json.key("editedAt"); json.optionalTimestamp(editedAt)
         json.endObject()
     }
 }

@@ -17,6 +17,16 @@ package enum PostQueries {
             .firstRow(Post.init(row:))
     }
 
+    /// The new body, as the author's post now reads; nil when the update policy hid the post
+    /// (not the viewer's) or it does not exist. `edited_at` is the trigger's (0025).
+    static func edit(_ id: PostgresUUID, body: String) -> PostgresRead<Post?> {
+        PostgresQuery("""
+            update posts p set body = \(body) from users a
+            where p.id = \(id) and a.id = p.author_id
+            returning \(unescaped: Post.columns)
+            """).firstRow(Post.init(row:))
+    }
+
     /// The delete policy lets only the author see the row: anyone else's delete finds nothing.
     static func delete(_ id: PostgresUUID) -> PostgresRead<Int> {
         PostgresQuery("delete from posts where id = \(id)").affectedRows

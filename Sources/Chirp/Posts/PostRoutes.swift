@@ -2,7 +2,7 @@ import Foundation
 import HTTP
 import Postgres
 
-/// `POST /v1/posts`, `GET /v1/posts/:id`, `DELETE /v1/posts/:id`.
+/// `POST /v1/posts`, `GET|PATCH|DELETE /v1/posts/:id`.
 struct PostRoutes: Sendable {
     let services: Services
     let idempotency: Idempotency
@@ -31,6 +31,17 @@ struct PostRoutes: Sendable {
         }
         guard let post else { throw HTTPError.notFound(detail: "no such post") }
         return .json(200, post)
+    }
+
+    /// Only its author may edit a post: its body, as on create.
+    static let editing = OwnedEdit(
+        edit: PostQueries.edit, exists: PostQueries.exists,
+        notYours: "only the author can edit a post", missing: "no such post")
+
+    func edit(_ request: HTTPRequest) async throws -> HTTPResponse {
+        let body = try JSONBody(request, allowed: ["body"])
+        let text = try Validation.trimmedText(try body.string("body"), field: "body", maxLength: 500, minLength: 1)
+        return try await services.respond(to: request, editing: Self.editing, body: text)
     }
 
     /// Only its author may delete a post.
