@@ -43,6 +43,7 @@ struct Routes {
         router.add(.GET, "/v1/users/:username", profiles.show)
         router.add(.GET, "/v1/me", profiles.me)
         router.add(.PATCH, "/v1/me", profiles.updateMe)
+        router.add(.DELETE, "/v1/me", auth.deleteAccount)
         router.add(.PUT, "/v1/me/password", auth.changePassword)
 
         router.add(.GET, "/v1/explore", explore.explore)

@@ -141,6 +141,7 @@ $$, array[
   'chirp_anon app.hour_number(timestamp with time zone)', 'chirp_anon app.day_number(timestamp with time zone)',
   'chirp_anon app.posts_matching_newest(tsquery,integer)',
   'chirp_signin app.expired_before(regclass)', 'chirp_signin app.purge_expired(integer)', 'chirp_signin app.user_id()',
+  'chirp_signin app.delete_account(uuid,uuid)',
   'chirp_user app.expired_before(regclass)', 'chirp_user app.explore_snapshot(integer,integer)',
   'chirp_user app.planned_rows(text,text[])', 'chirp_user app.user_id()',
   'chirp_user app.hour_number(timestamp with time zone)', 'chirp_user app.day_number(timestamp with time zone)',

@@ -135,4 +135,14 @@ enum AuthQueries {
             select family_id from refresh_tokens where token_hash = \(PostgresBytes(refreshHash)) and user_id = \(userID))
         """
     }
+
+    /// Deletes the viewer's account and every row of theirs, while the caller's session is
+    /// live (`app.delete_account`, 0026): false when it was not, and nothing changed.
+    static func deleteAccount(of viewer: Viewer) -> PostgresRead<Bool> {
+        PostgresQuery("select app.delete_account(\(viewer.id), \(viewer.session))").onlyRow { try $0.decode(Bool.self, at: 0) }
+    }
+
+    static func accountExists(_ user: PostgresUUID) -> PostgresRead<Bool> {
+        PostgresQuery("select exists (select from users where id = \(user))").value(Bool.self)
+    }
 }

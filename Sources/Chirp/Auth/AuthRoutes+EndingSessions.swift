@@ -1,7 +1,8 @@
 import HTTP
 import Postgres
 
-/// `POST /v1/auth/logout|logout-all` and `PUT /v1/me/password`: each ends sessions at once.
+/// `POST /v1/auth/logout|logout-all`, `PUT /v1/me/password` and `DELETE /v1/me`: each ends
+/// sessions at once.
 /// A session's access tokens are refused from the ending commit on, because every signed-in
 /// transaction requires its session live (`PostgresIdentity.user(_:)`).
 extension AuthRoutes {
@@ -59,6 +60,37 @@ extension AuthRoutes {
                 })
             }
             guard changed else { throw Self.sessionEnded }
+            return .empty(204)
+        }
+    }
+
+    /// Deletes the caller's account, its password required: the user and every row of theirs
+    /// go, and every counter they touched stays exact (0026). Counts against the same hourly
+    /// budget as password changes: both try a password.
+    func deleteAccount(_ request: HTTPRequest) async throws -> HTTPResponse {
+        let viewer = try authenticator.requireViewer(of: request)
+        let body = try JSONBody(request, allowed: ["password"])
+        let password = try body.string("password")
+
+        let check = RateLimitCheck(limit: limits.passwordChangesPerUser, key: viewer.id.lowercasedString)
+        let (budget, storedHash) = try await database {
+            try await repeatable { try await pool.execute(as: .authService, check.statement, AuthQueries.passwordHash(of: viewer)) }
+        }
+        let headers = try [budget].enforce()
+        return try await reporting(headers) {
+            guard let storedHash else { throw Self.sessionEnded }
+            guard password.unicodeScalars.count <= Validation.passwordLength.upperBound,
+                  try await hashed({ try hasher.verify(password, against: storedHash) })
+            else {
+                throw HTTPError.forbidden(code: "wrong_password", detail: "the password is wrong")
+            }
+            let deleted = try await database {
+                try await answering({ try await pool.execute(as: .authService, AuthQueries.deleteAccount(of: viewer)) }, ifCommitted: {
+                    // Committed, with the caller's session live or not: the account tells which.
+                    try await !pool.execute(as: .authService, AuthQueries.accountExists(viewer.id))
+                })
+            }
+            guard deleted else { throw Self.sessionEnded }
             return .empty(204)
         }
     }
