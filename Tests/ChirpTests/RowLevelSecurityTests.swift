@@ -51,8 +51,9 @@ import Testing
         let (alice, bob) = (world.alice, world.bob)
         // Statements the grants refuse outright.
         let before = try await expectRefusedChangingNothing(as: .user(alice), [
-            "update posts set body = 'edited' where id = \(world.bobPost)",
-            "update comments set body = 'edited' where id = \(world.bobComment)",
+            "update posts set like_count = 1000000 where id = \(world.bobPost)",
+            "update posts set edited_at = null where id = \(world.bobPost)",
+            "update comments set reply_count = 1000000 where id = \(world.bobComment)",
             "update likes set created_at = now() where user_id = \(bob)",
             "update follows set followee_id = \(alice) where follower_id = \(bob)",
             "update users set follower_count = 1000000 where id = \(bob)",
@@ -61,6 +62,8 @@ import Testing
         // Statements the policies make touch nothing of Bob's.
         for query: PostgresQuery in [
             "update users set bio = 'hacked', display_name = 'hacked' where id = \(bob)",
+            "update posts set body = 'edited' where id = \(world.bobPost)",
+            "update comments set body = 'edited' where id = \(world.bobComment)",
             "delete from posts where id = \(world.bobPost)",
             "delete from comments where id = \(world.bobComment)",
             "delete from likes where user_id = \(bob)",

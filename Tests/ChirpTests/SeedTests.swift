@@ -69,7 +69,7 @@ import Testing
         // Every secondary index is back.
         #expect(try await database.scalar("""
             select count(*) from pg_indexes where tablename in ('posts', 'likes', 'comments', 'follows')
-            """, as: Int.self) == 15)
+            """, as: Int.self) == 17)
     }
 
     @Test func homeTimelinesAreSeededAsTheTriggersWouldHaveWrittenThem() async throws {
