@@ -12,26 +12,8 @@ import Testing
     func sigtermWithdrawsReadinessThenDrainsThenExits() async throws {
         let database = try await TestDatabase.migrated()
         let port = try Self.freePort()
-        let log = FileManager.default.temporaryDirectory.appendingPathComponent("chirp-serve-\(port).log")
-        _ = FileManager.default.createFile(atPath: log.path, contents: nil)
-        defer { try? FileManager.default.removeItem(at: log) }
-
-        let service = Process()
-        service.executableURL = TestCluster.repository.appendingPathComponent(".build/debug/chirp")
-        service.arguments = ["serve"]
-        service.currentDirectoryURL = TestCluster.repository
-        service.environment = [
-            "DATABASE_URL": Self.connectionString(try database.service),
-            "JWT_SECRET": UUID().uuidString + UUID().uuidString,
-            "HOST": "127.0.0.1",
-            "PORT": String(port),
-            "SHUTDOWN_DELAY_MS": "1500",
-        ]
-        service.standardError = try FileHandle(forWritingTo: log)
-        service.standardOutput = FileHandle.nullDevice
-        try service.run()
+        let (service, output) = try Self.serve(database, port: port, environment: ["SHUTDOWN_DELAY_MS": "1500"])
         defer { if service.isRunning { kill(service.processIdentifier, SIGKILL) } }
-        let output = { (try? String(contentsOf: log, encoding: .utf8)) ?? "" }
 
         #expect(Self.poll(for: .seconds(20)) { Self.status(of: "/readyz", port: port) == 200 }, "never ready: \(output())")
 
@@ -100,9 +82,10 @@ import Testing
         #expect(started.process.terminationReason == .exit && started.process.terminationStatus == 0, "\(started.output())")
     }
 
-    /// `chirp serve` on `port`, its standard error kept in a file `output` reads.
+    /// `chirp serve` on `port` (with `environment` added), its standard error kept in a file
+    /// `output` reads.
     static func serve(
-        _ database: TestDatabase, port: Int, ignoringSIGINT: Bool = false
+        _ database: TestDatabase, port: Int, ignoringSIGINT: Bool = false, environment: [String: String] = [:]
     ) throws -> (process: Process, output: () -> String) {
         let log = FileManager.default.temporaryDirectory.appendingPathComponent("chirp-serve-\(port)-\(UUID().uuidString).log")
         _ = FileManager.default.createFile(atPath: log.path, contents: nil)
@@ -122,7 +105,7 @@ import Testing
             "JWT_SECRET": UUID().uuidString + UUID().uuidString,
             "HOST": "127.0.0.1",
             "PORT": String(port),
-        ]
+        ].merging(environment) { $1 }
         service.standardError = try FileHandle(forWritingTo: log)
         service.standardOutput = FileHandle.nullDevice
         try service.run()

@@ -40,18 +40,7 @@ extension AuthRoutes {
         let current = try body.string("currentPassword")
         let replacement = try Validation.password(try body.string("newPassword"), field: "newPassword")
 
-        let check = RateLimitCheck(limit: limits.passwordChangesPerUser, key: viewer.id.lowercasedString)
-        let (budget, storedHash) = try await database {
-            try await repeatable { try await pool.execute(as: .authService, check.statement, AuthQueries.passwordHash(of: viewer)) }
-        }
-        let headers = try [budget].enforce()
-        return try await reporting(headers) {
-            guard let storedHash else { throw Self.sessionEnded }
-            guard current.unicodeScalars.count <= Validation.passwordLength.upperBound,
-                  try await hashed({ try hasher.verify(current, against: storedHash) })
-            else {
-                throw HTTPError.forbidden(code: "wrong_password", detail: "the current password is wrong")
-            }
+        return try await withPassword(current, of: viewer, wrong: "the current password is wrong") {
             let newHash = try await hashed { try hasher.hash(replacement) }
             let changed = try await database {
                 try await answering({ try await pool.execute(as: .authService, AuthQueries.changePassword(of: viewer, to: newHash)) }, ifCommitted: {
@@ -72,6 +61,25 @@ extension AuthRoutes {
         let body = try JSONBody(request, allowed: ["password"])
         let password = try body.string("password")
 
+        return try await withPassword(password, of: viewer, wrong: "the password is wrong") {
+            let deleted = try await database {
+                try await answering({ try await pool.execute(as: .authService, AuthQueries.deleteAccount(of: viewer)) }, ifCommitted: {
+                    // Committed, with the caller's session live or not: the account tells which.
+                    try await !pool.execute(as: .authService, AuthQueries.accountExists(viewer.id))
+                })
+            }
+            guard deleted else { throw Self.sessionEnded }
+            return .empty(204)
+        }
+    }
+
+    /// Runs `body` once `password` is the viewer's, counting the attempt against the viewer's
+    /// hourly budget (each one is a guess at the password): 403 `wrong_password` when it is
+    /// not, 429 past the budget, 401 when the session ended meanwhile. The budget's fields go
+    /// on the answer.
+    private func withPassword(
+        _ password: String, of viewer: Viewer, wrong: String, _ body: () async throws -> HTTPResponse
+    ) async throws -> HTTPResponse {
         let check = RateLimitCheck(limit: limits.passwordChangesPerUser, key: viewer.id.lowercasedString)
         let (budget, storedHash) = try await database {
             try await repeatable { try await pool.execute(as: .authService, check.statement, AuthQueries.passwordHash(of: viewer)) }
@@ -82,16 +90,9 @@ extension AuthRoutes {
             guard password.unicodeScalars.count <= Validation.passwordLength.upperBound,
                   try await hashed({ try hasher.verify(password, against: storedHash) })
             else {
-                throw HTTPError.forbidden(code: "wrong_password", detail: "the password is wrong")
+                throw HTTPError.forbidden(code: "wrong_password", detail: wrong)
             }
-            let deleted = try await database {
-                try await answering({ try await pool.execute(as: .authService, AuthQueries.deleteAccount(of: viewer)) }, ifCommitted: {
-                    // Committed, with the caller's session live or not: the account tells which.
-                    try await !pool.execute(as: .authService, AuthQueries.accountExists(viewer.id))
-                })
-            }
-            guard deleted else { throw Self.sessionEnded }
-            return .empty(204)
+            return try await body()
         }
     }
 
