@@ -39,25 +39,24 @@ extension FollowQueries {
     package static let listSettings: [PostgresIdentity.Setting] = [.init("enable_bitmapscan", "off")]
 
     package static func followers(of username: String, after position: KeysetPosition, limit: Int) -> PostgresRead<[FollowListItem]> {
-        PostgresQuery("""
-            select \(unescaped: FollowListItem.columns)
-            from (select follower_id as user_id, created_at from follows
-                  where followee_id = (select id from users where username = \(username))
-                    and (created_at, follower_id) < (\(position.timestamp), \(position.id))
-                  order by created_at desc, follower_id desc
-                  limit \(limit)) as f
-            join users u on u.id = f.user_id
-            order by f.created_at desc, f.user_id desc
-            """).rows(FollowListItem.init(row:))
+        list(of: username, listing: "follower_id", by: "followee_id", after: position, limit: limit)
     }
 
     package static func following(of username: String, after position: KeysetPosition, limit: Int) -> PostgresRead<[FollowListItem]> {
+        list(of: username, listing: "followee_id", by: "follower_id", after: position, limit: limit)
+    }
+
+    /// The follows whose `owner` column is the user's, newest first, each listing the user in
+    /// its `listed` column. The column names are the two above, never input.
+    private static func list(
+        of username: String, listing listed: StaticString, by owner: StaticString, after position: KeysetPosition, limit: Int
+    ) -> PostgresRead<[FollowListItem]> {
         PostgresQuery("""
             select \(unescaped: FollowListItem.columns)
-            from (select followee_id as user_id, created_at from follows
-                  where follower_id = (select id from users where username = \(username))
-                    and (created_at, followee_id) < (\(position.timestamp), \(position.id))
-                  order by created_at desc, followee_id desc
+            from (select \(unescaped: "\(listed)") as user_id, created_at from follows
+                  where \(unescaped: "\(owner)") = (select id from users where username = \(username))
+                    and (created_at, \(unescaped: "\(listed)")) < (\(position.timestamp), \(position.id))
+                  order by created_at desc, \(unescaped: "\(listed)") desc
                   limit \(limit)) as f
             join users u on u.id = f.user_id
             order by f.created_at desc, f.user_id desc
