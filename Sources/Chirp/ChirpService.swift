@@ -59,6 +59,7 @@ public final class ChirpService: Sendable {
             likes: LikeRoutes(services: services),
             comments: CommentRoutes(services: services, idempotency: idempotency),
             follows: FollowRoutes(services: services),
+            notifications: NotificationRoutes(services: services),
             search: SearchRoutes(services: services, limits: configuration.search))
         routes.register(on: router, metrics: configuration.metricsHTTP == nil)
         if let metricsHTTP = configuration.metricsHTTP {

@@ -14,6 +14,7 @@ struct Routes {
     var likes: LikeRoutes
     var comments: CommentRoutes
     var follows: FollowRoutes
+    var notifications: NotificationRoutes
     var search: SearchRoutes
 
     /// Every route on `router`; `/metrics` too unless it has a listener of its own
@@ -63,6 +64,10 @@ struct Routes {
         router.add(.DELETE, "/v1/users/:username/follow", follows.unfollow)
         router.add(.GET, "/v1/users/:username/followers", follows.followers)
         router.add(.GET, "/v1/users/:username/following", follows.following)
+
+        router.add(.GET, "/v1/notifications", notifications.list)
+        router.add(.GET, "/v1/notifications/unread-count", notifications.unreadCount)
+        router.add(.POST, "/v1/notifications/read", notifications.markRead)
 
         router.add(.GET, "/v1/search/posts", search.posts)
         router.add(.GET, "/v1/search/users", search.users)

@@ -10,7 +10,8 @@ select is(
           and relname <> 'schema_migrations'
         order by 1),
   array['comments', 'credentials', 'explore_ranks', 'explore_snapshots', 'follows',
-        'home_timeline', 'home_timeline_pulled', 'idempotency_keys', 'likes', 'posts',
+        'home_timeline', 'home_timeline_pulled', 'idempotency_keys', 'likes', 'notification_actors',
+        'notification_reads', 'notifications', 'posts',
         'rate_limit_hits', 'refresh_tokens', 'users', 'write_marks'],
   'public holds exactly the Chirp tables');
 
@@ -126,6 +127,9 @@ $$, array[
   'chirp_user select idempotency_keys', 'chirp_user insert idempotency_keys (idempotency_key, owner_key, request_hash)',
   'chirp_user update idempotency_keys (created_at, location, request_hash, response_body, status_code)',
   'chirp_user select likes', 'chirp_user insert likes (post_id, user_id)', 'chirp_user delete likes',
+  'chirp_user select notification_actors', 'chirp_user select notifications',
+  'chirp_user select notification_reads', 'chirp_user insert notification_reads (read_at, read_id, user_id)',
+  'chirp_user update notification_reads (read_at, read_id)',
   'chirp_user select posts', 'chirp_user insert posts (author_id, body, id)', 'chirp_user update posts (body)',
   'chirp_user delete posts',
   'chirp_user select users', 'chirp_user update users (bio, display_name)',
@@ -149,9 +153,10 @@ $$, array[
   'chirp_user app.require_session(uuid)'
 ], 'the login and request roles may call exactly the functions the service calls');
 
--- The counter and timeline triggers update as chirp_owner, whose update
--- policies admit any row: its column privileges are what keep it to the
--- counters and to when each follow's home timeline begins.
+-- The counter, timeline and notification triggers update as chirp_owner, whose
+-- update policies admit any row: its column privileges are what keep it to the
+-- counters, to when each follow's home timeline begins and to a notification
+-- group's newest time and size.
 select set_eq($$
   select c.relname || '.' || a.attname
   from pg_policies p
@@ -159,9 +164,10 @@ select set_eq($$
   join pg_attribute a on a.attrelid = c.oid and a.attnum > 0 and not a.attisdropped
   where p.schemaname = 'public' and p.cmd in ('UPDATE', 'ALL') and 'chirp_owner' = any (p.roles)
     and has_column_privilege('chirp_owner', c.oid, a.attnum, 'update')
-$$, array['comments.reply_count', 'follows.timeline_from', 'posts.comment_count', 'posts.like_count',
+$$, array['comments.reply_count', 'follows.timeline_from', 'notifications.actor_count', 'notifications.latest_at',
+          'posts.comment_count', 'posts.like_count',
           'users.follower_count', 'users.following_count', 'users.post_count', 'write_marks.xid'],
-  'where a policy lets chirp_owner update rows, it may change only counters, timeline_from and write marks');
+  'where a policy lets chirp_owner update rows, it may change only counters, timeline_from, write marks and notification groups');
 
 select is_empty($$
   select r.rolname || ' on ' || t.relname

@@ -23,9 +23,14 @@ package struct Comment: KeysetListItem {
         """
 
     init(row: PostgresRow) throws {
+        try self.init(row: row, startingAt: 0)
+    }
+
+    /// Reads `columns`, which start at column `first` of the row.
+    init(row: PostgresRow, startingAt first: Int) throws {
         let (id, postId, parentId, body, createdAt, replyCount, authorID, username, displayName, editedAt) = try row.decode(
             (PostgresUUID, PostgresUUID, PostgresUUID?, PostgresText, PostgresTimestamp, Int, PostgresUUID, PostgresText, PostgresText,
-             PostgresTimestamp?).self)
+             PostgresTimestamp?).self, startingAt: first)
         self.id = id
         self.postId = postId
         self.parentId = parentId

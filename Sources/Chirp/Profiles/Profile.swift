@@ -21,8 +21,13 @@ package struct Profile: JSONWritable {
         """
 
     init(row: PostgresRow) throws {
+        try self.init(row: row, startingAt: 0)
+    }
+
+    /// Reads `columns`, which start at column `first` of the row.
+    init(row: PostgresRow, startingAt first: Int) throws {
         (id, username, displayName, bio, followerCount, followingCount, postCount, followedByMe) = try row.decode(
-            (PostgresUUID, PostgresText, PostgresText, PostgresText, Int, Int, Int, Bool).self)
+            (PostgresUUID, PostgresText, PostgresText, PostgresText, Int, Int, Int, Bool).self, startingAt: first)
     }
 
     func write(to json: inout JSONWriter) {
