@@ -218,6 +218,22 @@ import Testing
         try await check("GET", "/v1/search/posts", "/v1/search/posts", 400)
         try await check("GET", "/v1/search/users", "/v1/search/users?q=doc&per=5", 200)
 
+        // Notifications: the comment and the reply above told the post's and the comment's authors.
+        let notified = try await check("GET", "/v1/notifications", "/v1/notifications?limit=1", 200, token: other.accessToken)
+        #expect(notified.json["items"][0]["kind"].string == "reply")
+        try await check("GET", "/v1/notifications", "/v1/notifications", 200, token: token)
+        try await check("GET", "/v1/notifications", "/v1/notifications?cursor=garbled", 400, token: token)
+        try await check("GET", "/v1/notifications", "/v1/notifications", 401)
+        try await check("GET", "/v1/notifications/unread-count", "/v1/notifications/unread-count", 200, token: token)
+        try await check("GET", "/v1/notifications/unread-count", "/v1/notifications/unread-count", 401)
+        let notificationHead = notified.json["headCursor"].string ?? ""
+        try await check("POST", "/v1/notifications/read", "/v1/notifications/read", 204, json: ["upTo": notificationHead], token: other.accessToken)
+        try await check("POST", "/v1/notifications/read", "/v1/notifications/read", 204, json: [:], token: token)
+        try await check("POST", "/v1/notifications/read", "/v1/notifications/read", 400, json: ["upTo": "garbled"], token: token)
+        try await check("POST", "/v1/notifications/read", "/v1/notifications/read", 422, json: ["all": true], token: token)
+        try await check("POST", "/v1/notifications/read", "/v1/notifications/read", 415, raw: "{}", token: token, contentType: "text/plain")
+        try await check("POST", "/v1/notifications/read", "/v1/notifications/read", 401, json: [:])
+
         // Deletes, operations, the document.
         try await check("DELETE", "/v1/comments/{id}", "/v1/comments/\(commentID)", 403, token: app.signUp("doc_third").accessToken)
         try await check("DELETE", "/v1/comments/{id}", "/v1/comments/\(commentID)", 204, token: token)
