@@ -455,6 +455,8 @@ def main():
         ("profile", "read", "GET", "/v1/users/{author}", None, False, None, ["profile"], POSTS),
         ("user_posts", "read", "GET", "/v1/users/{author}/posts", None, False, None, ["user_posts"], POSTS),
         ("followers", "read", "GET", "/v1/users/{author}/followers", None, False, None, ["followers"], POSTS),
+        ("notifications", "read", "GET", "/v1/notifications", None, True, None, ["notifications"], POSTS),
+        ("unread_count", "read", "GET", "/v1/notifications/unread-count", None, True, None, ["unread_count"], POSTS),
         ("search", "read", "GET", "/v1/search/posts?q=swift", None, False, None, ["search"], POSTS),
         ("like_unlike", "write", "PUT", "/v1/posts/{post}/like", None, True, "DELETE", ["like", "unlike"], POSTS),
         ("like_unlike_hot", "write", "PUT", "/v1/posts/{post}/like", None, True, "DELETE", ["like", "unlike"], 1),

@@ -79,6 +79,10 @@ enum CeilingScripts {
                 (anonymous, true, [firstPage(author)]),
                 (anonymous, true, [ProfileQueries.profile(username: username).query]),
             ]),
+            render("notifications", seed: seed, [(signedIn, true, [
+                NotificationQueries.page(of: viewer, below: .top, limit: limit).query,
+            ])]),
+            render("unread_count", seed: seed, [(signedIn, true, [NotificationQueries.unreadCount(of: viewer).query])]),
             render("search", seed: seed, [(anonymous.adding(SearchQueries.settings(statementTimeout: search.statementTimeout)), true, [
                 SearchQueries.posts(
                     matching: try SearchTerm(searchRequest), order: .recent, page: try OffsetPage(searchRequest),

@@ -30,7 +30,7 @@ import Testing
         let scripts = try CeilingScripts.all(seed: 1, deepPosition: KeysetPosition(timestamp: timestamp, id: id), search: search)
         #expect(scripts.map(\.name).sorted() == [
             "comment", "comments", "explore", "feed", "feed_deep", "follow", "followers", "global", "like",
-            "offset_deep", "post", "profile", "search", "unfollow", "unlike", "user_posts",
+            "notifications", "offset_deep", "post", "profile", "search", "unfollow", "unlike", "unread_count", "user_posts",
         ])
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("ceilings-\(UUID())")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)

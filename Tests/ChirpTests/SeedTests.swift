@@ -19,7 +19,8 @@ import Testing
                 (select string_agg(id || author_id::text || body || created_at || like_count || comment_count, ',' order by id) from posts),
                 (select string_agg(user_id || post_id::text || created_at, ',' order by user_id, post_id) from likes),
                 (select string_agg(follower_id || followee_id::text, ',' order by follower_id, followee_id) from follows),
-                (select string_agg(id || post_id::text || coalesce(parent_id::text, '-') || reply_count, ',' order by id) from comments)))
+                (select string_agg(id || post_id::text || coalesce(parent_id::text, '-') || reply_count, ',' order by id) from comments),
+                (select string_agg(id || recipient_id::text || kind || actor_count, ',' order by id) from notifications)))
             """)
     }
 
@@ -68,8 +69,8 @@ import Testing
         #expect(try await database.scalar("select count(*) from comments where parent_id is not null", as: Int.self) > 0)
         // Every secondary index is back.
         #expect(try await database.scalar("""
-            select count(*) from pg_indexes where tablename in ('posts', 'likes', 'comments', 'follows')
-            """, as: Int.self) == 17)
+            select count(*) from pg_indexes where tablename in ('posts', 'likes', 'comments', 'follows', 'notifications', 'notification_actors')
+            """, as: Int.self) == 26)
     }
 
     @Test func homeTimelinesAreSeededAsTheTriggersWouldHaveWrittenThem() async throws {
@@ -100,6 +101,47 @@ import Testing
             select not exists (select * from expected except select * from actual)
                and not exists (select * from actual except select * from expected)
             """, as: Bool.self))
+    }
+
+    @Test func notificationsAreSeededAsTheTriggersWouldHaveWrittenThem() async throws {
+        let database = try await TestDatabase.migrated()
+        #expect(try await seed(database, sizes))
+        // Who is told of what, by whom, for the last 30 days of the data, nobody of their own
+        // acts: the follow, each like (one group per post), a comment to the post's author,
+        // a reply to the parent's author (who is then not told of it as the post's author).
+        #expect(try await database.scalar("""
+            with since as (select timestamptz '2026-10-31 00:00:00+00' as at),
+            expected as (
+                select f.followee_id as recipient, 'follow' as kind, f.follower_id::text as cause, f.follower_id as actor
+                from follows f where f.created_at >= (select at from since)
+                union all
+                select p.author_id, 'like', p.id::text, l.user_id from likes l join posts p on p.id = l.post_id
+                where l.created_at >= (select at from since) and l.user_id <> p.author_id
+                union all
+                select p.author_id, 'comment', c.id::text, c.author_id
+                from comments c join posts p on p.id = c.post_id left join comments r on r.id = c.parent_id
+                where c.created_at >= (select at from since) and c.author_id <> p.author_id and r.author_id is distinct from p.author_id
+                union all
+                select r.author_id, 'reply', c.id::text, c.author_id from comments c join comments r on r.id = c.parent_id
+                where c.created_at >= (select at from since) and c.author_id <> r.author_id
+            ), actual as (
+                select n.recipient_id, n.kind, coalesce(n.follower_id::text, n.comment_id::text, n.post_id::text), a.actor_id
+                from notifications n join notification_actors a on a.notification_id = n.id
+            )
+            select not exists (select * from expected except all select * from actual)
+               and not exists (select * from actual except all select * from expected)
+               and exists (select from actual)
+            """, as: Bool.self))
+        #expect(try await database.scalar("""
+            select count(*) from notifications n
+            where n.actor_count <> (select count(*) from notification_actors a where a.notification_id = n.id)
+               or n.latest_at <> (select max(a.acted_at) from notification_actors a where a.notification_id = n.id)
+            """, as: Int.self) == 0)
+        // One like group per post.
+        #expect(try await database.scalar("""
+            select count(*) from (select post_id from notifications where kind = 'like' group by 1 having count(*) > 1) as twice
+            """, as: Int.self) == 0)
+        #expect(try await database.scalar("select count(*) from notification_reads", as: Int.self) == 40)
     }
 
     @Test func theFollowGraphHasHeavyTailsBothWays() async throws {

@@ -3,7 +3,7 @@ import Postgres
 /// A notification as the API shows it: what happened (`kind`), who did it (the latest
 /// `actors`, at most three, and how many in all), to what (`post`, `comment`), when the
 /// newest of them acted, and whether the recipient has read it.
-struct NotificationEntry: KeysetListItem {
+package struct NotificationEntry: KeysetListItem {
     var id: PostgresUUID
     var kind: PostgresText
     var latestAt: PostgresTimestamp

@@ -4,12 +4,12 @@ import Postgres
 /// of their causes write them; a reader only lists them, counts the unread and moves the
 /// read mark. The viewer's id is bound, as the home feed's is, and row-level security still
 /// limits every table here to the identity's own rows.
-enum NotificationQueries {
+package enum NotificationQueries {
     /// A page of the viewer's notifications strictly below `position`, newest first: one
     /// range scan of `notifications_recipient_latest_idx`, then for each entry its newest
     /// actors (a range scan of `notification_actors_latest_idx`), its post and its comment,
     /// one probe each. One row per notification and shown actor (`NotificationEntry.entries`).
-    static func page(of viewer: PostgresUUID, below position: KeysetPosition, limit: Int) -> PostgresRead<[NotificationEntry]> {
+    package static func page(of viewer: PostgresUUID, below position: KeysetPosition, limit: Int) -> PostgresRead<[NotificationEntry]> {
         PostgresRead("""
             with page as materialized (
                 select n.id, n.kind, n.latest_at, n.actor_count, n.post_id, n.comment_id
@@ -46,7 +46,7 @@ enum NotificationQueries {
     /// How many notifications lie above the viewer's read mark, up to `unreadCountCap`: a
     /// range scan of `notifications_recipient_latest_idx` from the mark up (everything when
     /// the viewer never read any).
-    static func unreadCount(of viewer: PostgresUUID) -> PostgresRead<Int> {
+    package static func unreadCount(of viewer: PostgresUUID) -> PostgresRead<Int> {
         PostgresQuery("""
             with mark as materialized (
                 select m.read_at, m.read_id from (

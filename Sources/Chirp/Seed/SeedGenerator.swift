@@ -27,7 +27,7 @@ public struct SeedGenerator: Sendable {
     }
 
     /// The tables the load fills and whose secondary indexes it rebuilds afterwards.
-    static let loadedTables = ["posts", "likes", "comments", "follows"]
+    static let loadedTables = ["posts", "likes", "comments", "follows", "notifications", "notification_actors"]
 
     /// Returns false, writing nothing, when the database already has users. The password hash
     /// every seeded user shares is made with `hasher` on a thread made for blocking.
@@ -238,6 +238,52 @@ public struct SeedGenerator: Sendable {
                 where p.created_at >= app.expired_before('home_timeline')
                   and not exists (select from home_timeline_pulled u where u.author_id = p.author_id)
                 order by 1, 2, 3
+                """),
+        ] + notificationSteps
+    }
+
+    /// Notifications as the triggers of 0027 would have left them for the last 30 days of the
+    /// data (it ends on 2026-11-30): a follow's, one group of every like of each post, and each
+    /// comment's or reply's, nobody told of their own. Everything before 2026-11-28 is read, so
+    /// each user has a few days of unread ones. Ids are hashes of their cause.
+    private var notificationSteps: [(String, PostgresQuery)] {
+        let since = "timestamptz '2026-10-31 00:00:00+00'"
+        return [
+            ("follow notifications", """
+                insert into notifications (id, recipient_id, kind, follower_id, latest_at, actor_count)
+                select md5('follow:' || f.follower_id || f.followee_id)::uuid, f.followee_id, 'follow', f.follower_id, f.created_at, 1
+                from follows f where f.created_at >= \(unescaped: since)
+                """),
+            ("like notifications", """
+                insert into notifications (id, recipient_id, kind, post_id, latest_at, actor_count)
+                select md5('like:' || p.id)::uuid, p.author_id, 'like', p.id, max(l.created_at), count(*)
+                from likes l join posts p on p.id = l.post_id
+                where l.created_at >= \(unescaped: since) and l.user_id <> p.author_id
+                group by p.id
+                """),
+            ("comment notifications", """
+                insert into notifications (id, recipient_id, kind, post_id, comment_id, latest_at, actor_count)
+                select md5('comment:' || c.id)::uuid, p.author_id, 'comment', c.post_id, c.id, c.created_at, 1
+                from comments c join posts p on p.id = c.post_id left join comments parent on parent.id = c.parent_id
+                where c.created_at >= \(unescaped: since) and c.author_id <> p.author_id and parent.author_id is distinct from p.author_id
+                union all
+                select md5('reply:' || c.id)::uuid, parent.author_id, 'reply', c.post_id, c.id, c.created_at, 1
+                from comments c join comments parent on parent.id = c.parent_id
+                where c.created_at >= \(unescaped: since) and c.author_id <> parent.author_id
+                """),
+            ("notification actors", """
+                insert into notification_actors (notification_id, actor_id, recipient_id, liked_post_id, acted_at)
+                select n.id, n.follower_id, n.recipient_id, null::uuid, n.latest_at from notifications n where n.kind = 'follow'
+                union all
+                select n.id, c.author_id, n.recipient_id, null, n.latest_at from notifications n join comments c on c.id = n.comment_id
+                union all
+                select md5('like:' || p.id)::uuid, l.user_id, p.author_id, p.id, l.created_at
+                from likes l join posts p on p.id = l.post_id
+                where l.created_at >= \(unescaped: since) and l.user_id <> p.author_id
+                """),
+            ("notification read marks", """
+                insert into notification_reads (user_id, read_at, read_id)
+                select id, timestamptz '2026-11-28 00:00:00+00', 'ffffffff-ffff-ffff-ffff-ffffffffffff' from users
                 """),
         ]
     }
