@@ -3,7 +3,15 @@
 -- and moves their read mark; nobody else writes any of it.
 begin;
 \ir support/helpers.sql
-select plan(17);
+select plan(19);
+
+-- The plan of one statement, one line per row.
+create function pg_temp.plan_of(sql text) returns setof text
+  language plpgsql as $$
+begin
+  return query execute 'explain (costs off) ' || sql;
+end
+$$;
 
 select pg_temp.add_people('alice', 'bob', 'carol');
 insert into posts (id, author_id, body) values
@@ -72,6 +80,32 @@ select is((select count(*)::integer from notifications where kind = 'like'), 1, 
 select throws_ok($$
   insert into notifications (recipient_id, kind, latest_at) values ('00000000-0000-4000-a000-00000000000a', 'like', now())
 $$, '23514', null, 'a notification names its cause');
+
+-- A group of many likes: its page entry reads three actors, in order, from the
+-- index alone, with the plan a prepared statement gets. (Unread again, so the
+-- likes join bob's group.)
+delete from notification_reads;
+insert into users (id, username)
+select ('00000000-0000-4000-c000-' || lpad(to_hex(i), 12, '0'))::uuid, 'liker_' || i from generate_series(1, 300) i;
+insert into likes (user_id, post_id)
+select ('00000000-0000-4000-c000-' || lpad(to_hex(i), 12, '0'))::uuid, '00000000-0000-4000-b000-0000000000a1'
+from generate_series(1, 300) i;
+analyze notifications, notification_actors, users;
+select pg_temp.act_as('chirp_user', '00000000-0000-4000-a000-00000000000a');
+set local plan_cache_mode = force_generic_plan;
+prepare newest_actors(uuid) as
+  select u.username, na.acted_at
+  from (select a.actor_id, a.acted_at from notification_actors a
+        where a.notification_id = $1
+        order by a.acted_at desc, a.actor_id desc
+        limit 3) as na
+  join users u on u.id = na.actor_id;
+select ok((select bool_or(l ~ 'Index Only Scan using notification_actors_latest_idx') and not bool_or(l ~ 'Sort|Bitmap')
+           from pg_temp.plan_of(format('execute newest_actors(%L)',
+             (select id from notifications where kind = 'like' order by actor_count desc limit 1))) as l),
+  'a group''s newest actors are an index-only scan stopped at three, never a sort of them all');
+select is((select actor_count from notifications where kind = 'like' order by actor_count desc limit 1), 301,
+  'the group holds every like but its author''s');
 
 select * from finish();
 rollback;

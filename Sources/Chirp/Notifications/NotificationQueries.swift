@@ -7,8 +7,10 @@ import Postgres
 package enum NotificationQueries {
     /// A page of the viewer's notifications strictly below `position`, newest first: one
     /// range scan of `notifications_recipient_latest_idx`, then for each entry its newest
-    /// actors (a range scan of `notification_actors_latest_idx`), its post and its comment,
-    /// one probe each. One row per notification and shown actor (`NotificationEntry.entries`).
+    /// actors (an index-only scan of `notification_actors_latest_idx`, stopped at three before
+    /// their users are read: a group of thousands of likes costs what one of three does), its
+    /// post and its comment, one probe each. One row per notification and shown actor
+    /// (`NotificationEntry.entries`).
     package static func page(of viewer: PostgresUUID, below position: KeysetPosition, limit: Int) -> PostgresRead<[NotificationEntry]> {
         PostgresRead("""
             with page as materialized (
@@ -24,10 +26,11 @@ package enum NotificationQueries {
             from page
             left join lateral (
                 select \(unescaped: Profile.columns), na.acted_at
-                from notification_actors na join users u on u.id = na.actor_id
-                where na.notification_id = page.id
-                order by na.acted_at desc, na.actor_id desc
-                limit \(NotificationEntry.shownActors)
+                from (select a.actor_id, a.acted_at from notification_actors a
+                      where a.notification_id = page.id
+                      order by a.acted_at desc, a.actor_id desc
+                      limit \(NotificationEntry.shownActors)) as na
+                join users u on u.id = na.actor_id
             ) as actor on true
             left join lateral (
                 select \(unescaped: Post.columns) from posts p join users a on a.id = p.author_id where p.id = page.post_id
