@@ -60,6 +60,7 @@ public final class ChirpService: Sendable {
             comments: CommentRoutes(services: services, idempotency: idempotency),
             follows: FollowRoutes(services: services),
             notifications: NotificationRoutes(services: services),
+            relations: UserRelationRoutes(services: services),
             search: SearchRoutes(services: services, limits: configuration.search))
         routes.register(on: router, metrics: configuration.metricsHTTP == nil)
         if let metricsHTTP = configuration.metricsHTTP {

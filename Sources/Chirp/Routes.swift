@@ -15,6 +15,7 @@ struct Routes {
     var comments: CommentRoutes
     var follows: FollowRoutes
     var notifications: NotificationRoutes
+    var relations: UserRelationRoutes
     var search: SearchRoutes
 
     /// Every route on `router`; `/metrics` too unless it has a listener of its own
@@ -64,6 +65,13 @@ struct Routes {
         router.add(.DELETE, "/v1/users/:username/follow", follows.unfollow)
         router.add(.GET, "/v1/users/:username/followers", follows.followers)
         router.add(.GET, "/v1/users/:username/following", follows.following)
+
+        router.add(.PUT, "/v1/users/:username/block", relations.block)
+        router.add(.DELETE, "/v1/users/:username/block", relations.unblock)
+        router.add(.PUT, "/v1/users/:username/mute", relations.mute)
+        router.add(.DELETE, "/v1/users/:username/mute", relations.unmute)
+        router.add(.GET, "/v1/me/blocks", relations.blocks)
+        router.add(.GET, "/v1/me/mutes", relations.mutes)
 
         router.add(.GET, "/v1/notifications", notifications.list)
         router.add(.GET, "/v1/notifications/unread-count", notifications.unreadCount)

@@ -49,11 +49,11 @@ enum CeilingScripts {
             TimelineQueries.page(of: source, below: .top, above: .bottom, limit: limit).query
         }
         let author = TimelineSource.author(username: username)
-        let explore = ExploreQueries.firstPage(limit: limit)
+        let explore = ExploreQueries.firstPage(limit: limit, signedIn: false)
         var scripts: [CeilingScript] = [
             render("feed", seed: seed, [(signedIn.adding(TimelineQueries.homeSettings), true, [firstPage(.home(viewer: viewer))])]),
             render("feed_deep", seed: seed, [(anonymous, true, [
-                TimelineQueries.page(of: .global, below: deepPosition, above: .bottom, limit: limit).query,
+                TimelineQueries.page(of: .global(viewer: nil), below: deepPosition, above: .bottom, limit: limit).query,
             ])]),
             // Not an endpoint: OFFSET paging at the deep page's depth, for contrast.
             render("offset_deep", seed: seed, [(anonymous, true, [
@@ -62,7 +62,7 @@ enum CeilingScripts {
                 order by p.created_at desc, p.id desc offset \(10_000) limit \(limit)
                 """,
             ])]),
-            render("global", seed: seed, [(anonymous, true, [firstPage(.global)])]),
+            render("global", seed: seed, [(anonymous, true, [firstPage(.global(viewer: nil))])]),
             render("user_posts", seed: seed, [(anonymous, true, [
                 firstPage(author), ProfileQueries.exists(username: username).query,
             ])]),

@@ -22,6 +22,7 @@ public struct ProblemType: Sendable, Equatable {
         .init("token_expired", 401, "The access token has expired: get a new one with the refresh token."),
         .init("forbidden", 403, "Signed in, but not allowed to do this."),
         .init("wrong_password", 403, "The current password given with a password change is wrong."),
+        .init("blocked", 403, "A block between you and this user refuses it: neither can follow the other or like, comment on or reply to the other's posts and comments."),
         .init("not_found", 404, "No such resource."),
         .init("method_not_allowed", 405, "The path exists but does not take this method: `Allow` lists those it takes."),
         .init("request_timeout", 408, "The request took too long to arrive."),

@@ -9,8 +9,8 @@ select is(
         where relnamespace = 'public'::regnamespace and relkind in ('r', 'p')
           and relname <> 'schema_migrations'
         order by 1),
-  array['comments', 'credentials', 'explore_ranks', 'explore_snapshots', 'follows',
-        'home_timeline', 'home_timeline_pulled', 'idempotency_keys', 'likes', 'notification_actors',
+  array['blocks', 'comments', 'credentials', 'explore_ranks', 'explore_snapshots', 'follows',
+        'home_timeline', 'home_timeline_pulled', 'idempotency_keys', 'likes', 'mutes', 'notification_actors',
         'notification_reads', 'notifications', 'posts',
         'rate_limit_hits', 'refresh_tokens', 'users', 'write_marks'],
   'public holds exactly the Chirp tables');
@@ -119,6 +119,8 @@ $$, array[
   'chirp_signin select refresh_tokens', 'chirp_signin insert refresh_tokens (expires_at, family_id, token_hash, user_id)',
   'chirp_signin update refresh_tokens (revoked_at, used_at)',
   'chirp_signin select users', 'chirp_signin insert users (display_name, id, username)',
+  'chirp_user select blocks', 'chirp_user insert blocks (blocked_id, blocker_id)', 'chirp_user delete blocks',
+  'chirp_user select mutes', 'chirp_user insert mutes (muted_id, muter_id)', 'chirp_user delete mutes',
   'chirp_user select comments', 'chirp_user insert comments (author_id, body, id, parent_id, post_id)',
   'chirp_user update comments (body)', 'chirp_user delete comments',
   'chirp_user select explore_ranks', 'chirp_user select explore_snapshots',
@@ -150,7 +152,10 @@ $$, array[
   'chirp_user app.planned_rows(text,text[])', 'chirp_user app.user_id()',
   'chirp_user app.hour_number(timestamp with time zone)', 'chirp_user app.day_number(timestamp with time zone)',
   'chirp_user app.posts_matching_newest(tsquery,integer)', 'chirp_user app.require_visible(xid8)',
-  'chirp_user app.require_session(uuid)'
+  'chirp_user app.require_session(uuid)',
+  'chirp_anon app.in_any_block()', 'chirp_anon app.user_hidden_by_block(uuid)',
+  'chirp_user app.in_any_block()', 'chirp_user app.user_hidden_by_block(uuid)', 'chirp_user app.blocked_with(uuid)',
+  'chirp_user app.post_author(uuid)', 'chirp_user app.comment_author(uuid)', 'chirp_user app.post_hidden_by_block(uuid)'
 ], 'the login and request roles may call exactly the functions the service calls');
 
 -- The counter, timeline and notification triggers update as chirp_owner, whose

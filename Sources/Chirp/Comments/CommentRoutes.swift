@@ -75,7 +75,11 @@ struct CommentRoutes: Sendable {
             } catch let error as PostgresError {
                 throw Self.refusal(error) ?? error
             }
-            guard let created else { throw HTTPError.notFound(detail: "no such post") }
+            guard let created else {
+                // Not there, or there and hidden by a block with its author.
+                if try await transaction.execute(PostQueries.hiddenByBlock(post)) { throw HTTPError.blocked }
+                throw HTTPError.notFound(detail: "no such post")
+            }
             return HTTPResponse.json(201, created).located(at: Self.location(of: id))
         }
     }
@@ -94,6 +98,9 @@ struct CommentRoutes: Sendable {
         }
         if error.violates("comments_author_id_fkey") {
             return .accountGone
+        }
+        if error.isPolicyRefusal {
+            return .blocked  // a reply to a comment whose author is across a block
         }
         return nil
     }

@@ -12,14 +12,15 @@ package enum ExploreQueries {
 
     package typealias Page = (snapshotExists: PostgresRead<Bool>, posts: PostgresRead<[RankedPost]>)
 
-    /// The current snapshot (made if needed), then its first ranks.
-    package static func firstPage(limit: Int) -> Page {
+    /// The current snapshot (made if needed), then its first ranks; without the posts of
+    /// users a signed-in viewer muted (a muted post leaves a gap in the ranks, never a short page).
+    package static func firstPage(limit: Int, signedIn: Bool) -> Page {
         (
             returnsRows("select app.explore_snapshot(\(maxAgeSeconds), \(snapshotSize))"),
             ranks("""
                 select r.snapshot_id, r.rank, \(unescaped: Post.columns)
                 from explore_ranks r join posts p on p.id = r.post_id join users a on a.id = p.author_id
-                where r.snapshot_id = (select app.explore_snapshot(\(maxAgeSeconds), \(snapshotSize)))
+                where r.snapshot_id = (select app.explore_snapshot(\(maxAgeSeconds), \(snapshotSize)))\(unescaped: MuteFilter.and(author: "p.author_id", signedIn: signedIn))
                 order by r.rank
                 limit \(limit)
                 """)
@@ -27,13 +28,13 @@ package enum ExploreQueries {
     }
 
     /// Whether the cursor's snapshot still exists, then the ranks after the cursor's.
-    static func laterPage(after cursor: ExploreCursor, limit: Int) -> Page {
+    static func laterPage(after cursor: ExploreCursor, limit: Int, signedIn: Bool) -> Page {
         (
             returnsRows("select id from explore_snapshots where id = \(cursor.snapshot)"),
             ranks("""
                 select r.snapshot_id, r.rank, \(unescaped: Post.columns)
                 from explore_ranks r join posts p on p.id = r.post_id join users a on a.id = p.author_id
-                where r.snapshot_id = \(cursor.snapshot) and r.rank > \(Int(cursor.rank))
+                where r.snapshot_id = \(cursor.snapshot) and r.rank > \(Int(cursor.rank))\(unescaped: MuteFilter.and(author: "p.author_id", signedIn: signedIn))
                 order by r.rank
                 limit \(limit)
                 """)

@@ -13,7 +13,8 @@ struct ExploreRoutes: Sendable {
         let viewer = try services.authenticator.viewer(of: request)
         let limit = try PageSize.parse(request)
         let cursor = try request.query["cursor"].map { try ExploreCursor.decode($0, with: services.cursors) }
-        let page = cursor.map { ExploreQueries.laterPage(after: $0, limit: limit + 1) } ?? ExploreQueries.firstPage(limit: limit + 1)
+        let page = cursor.map { ExploreQueries.laterPage(after: $0, limit: limit + 1, signedIn: viewer != nil) }
+            ?? ExploreQueries.firstPage(limit: limit + 1, signedIn: viewer != nil)
         let identity = services.identity(for: viewer)
         let (snapshotExists, ranked) = try await database {
             // The first page may have to rank a fresh snapshot: a write, on the primary.

@@ -8,11 +8,12 @@ struct FeedRoutes: Sendable {
 
     func globalTimeline(_ request: HTTPRequest) async throws -> HTTPResponse {
         let viewer = try services.authenticator.viewer(of: request)
-        let page = try TimelineRequest(request, source: .global, cursors: services.cursors)
+        let source = TimelineSource.global(viewer: viewer?.id)
+        let page = try TimelineRequest(request, source: source, cursors: services.cursors)
         let posts = try await database {
-            try await services.read(as: services.identity(for: viewer), for: viewer, page.statement(for: .global))
+            try await services.read(as: services.identity(for: viewer), for: viewer, page.statement(for: source))
         }
-        return respond(to: request, with: posts, of: .global, page: page)
+        return respond(to: request, with: posts, of: source, page: page)
     }
 
     func homeFeed(_ request: HTTPRequest) async throws -> HTTPResponse {

@@ -24,11 +24,11 @@ package enum TimelineQueries {
 
     private static func query(_ source: TimelineSource, below upper: KeysetPosition, above floor: KeysetPosition, limit: Int) -> PostgresQuery {
         switch source {
-        case .global:
+        case .global(let viewer):
             return """
                 select \(unescaped: Post.columns) from posts p join users a on a.id = p.author_id
                 where (p.created_at, p.id) < (\(upper.timestamp), \(upper.id))
-                  and (p.created_at, p.id) > (\(floor.timestamp), \(floor.id))
+                  and (p.created_at, p.id) > (\(floor.timestamp), \(floor.id))\(unescaped: MuteFilter.and(author: "p.author_id", signedIn: viewer != nil))
                 order by p.created_at desc, p.id desc
                 limit \(limit)
                 """
@@ -75,15 +75,19 @@ package enum TimelineQueries {
     /// `limit` posts are joined last. The viewer's id is bound, as the identity's is (row-level
     /// security still limits `home_timeline` to the identity's rows): each `(select ... from
     /// params)` is one more subplan to start on every page. `params` calls the horizon once.
+    ///
+    /// The authors the viewer muted are left out of each part that reads followed authors
+    /// (`MuteFilter`): their follows in `later` and `older`, their rows in `pushed`.
     private static func home(of viewer: PostgresUUID, below upper: KeysetPosition, above floor: KeysetPosition, limit: Int) -> PostgresQuery {
-        """
+        func muted(_ author: String) -> String { MuteFilter.and(author: author, signedIn: true) }
+        return """
         with params as materialized (
             select app.expired_before('home_timeline') as horizon
         ), later as materialized (
             select f.followee_id as author_id, f.timeline_from
             from follows f
             where f.follower_id = \(viewer)
-              and f.timeline_from > '-infinity' and f.timeline_from > (select horizon from params)
+              and f.timeline_from > '-infinity' and f.timeline_from > (select horizon from params)\(unescaped: muted("f.followee_id"))
         ), pulled as materialized (
             select count(*) >= \(walkFrom) as walks,
                    count(*) * \(walkRowsPerAuthor) + \(limit) as walk_bound
@@ -105,7 +109,7 @@ package enum TimelineQueries {
                    and (h.created_at, h.post_id) > (\(floor.timestamp), \(floor.id))
                    and h.created_at >= (select horizon from params)
                    and h.author_id not in (select l.author_id from later l where l.timeline_from = 'infinity')
-                   and not exists (select from cut c where c.author_id = h.author_id and h.created_at < c.timeline_from)
+                   and not exists (select from cut c where c.author_id = h.author_id and h.created_at < c.timeline_from)\(unescaped: muted("h.author_id"))
                  order by h.created_at desc, h.post_id desc
                  limit \(limit))
             ) as k
@@ -161,7 +165,7 @@ package enum TimelineQueries {
                 limit \(limit)
             ) as x
             where f.follower_id = \(viewer)
-              and f.timeline_from <= (select horizon from params)
+              and f.timeline_from <= (select horizon from params)\(unescaped: muted("f.followee_id"))
               and (select count(*) from recent r where r.created_at >= (select horizon from params)) < \(limit)
         )
         select \(unescaped: Post.columns)

@@ -1,10 +1,11 @@
 import Postgres
 
 
-/// The three post timelines, newest first: everyone's, a signed-in user's home feed (their
-/// own posts and those of the people they follow), and one author's.
+/// The three post timelines, newest first: everyone's (less the users a signed-in viewer
+/// muted), a signed-in user's home feed (their own posts and those of the people they follow,
+/// less those they muted), and one author's.
 package enum TimelineSource {
-    case global
+    case global(viewer: PostgresUUID?)
     case home(viewer: PostgresUUID)
     case author(username: String)
 

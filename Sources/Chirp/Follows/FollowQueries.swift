@@ -38,11 +38,11 @@ extension FollowQueries {
     /// the page is read in order and stops at the limit, whoever it is.
     package static let listSettings: [PostgresIdentity.Setting] = [.init("enable_bitmapscan", "off")]
 
-    package static func followers(of username: String, after position: KeysetPosition, limit: Int) -> PostgresRead<[FollowListItem]> {
+    package static func followers(of username: String, after position: KeysetPosition, limit: Int) -> PostgresRead<[ListedUser]> {
         list(of: username, listing: "follower_id", by: "followee_id", after: position, limit: limit)
     }
 
-    package static func following(of username: String, after position: KeysetPosition, limit: Int) -> PostgresRead<[FollowListItem]> {
+    package static func following(of username: String, after position: KeysetPosition, limit: Int) -> PostgresRead<[ListedUser]> {
         list(of: username, listing: "followee_id", by: "follower_id", after: position, limit: limit)
     }
 
@@ -50,9 +50,9 @@ extension FollowQueries {
     /// its `listed` column. The column names are the two above, never input.
     private static func list(
         of username: String, listing listed: StaticString, by owner: StaticString, after position: KeysetPosition, limit: Int
-    ) -> PostgresRead<[FollowListItem]> {
+    ) -> PostgresRead<[ListedUser]> {
         PostgresQuery("""
-            select \(unescaped: FollowListItem.columns)
+            select \(unescaped: ListedUser.columns)
             from (select \(unescaped: "\(listed)") as user_id, created_at from follows
                   where \(unescaped: "\(owner)") = (select id from users where username = \(username))
                     and (created_at, \(unescaped: "\(listed)")) < (\(position.timestamp), \(position.id))
@@ -60,7 +60,7 @@ extension FollowQueries {
                   limit \(limit)) as f
             join users u on u.id = f.user_id
             order by f.created_at desc, f.user_id desc
-            """).rows(FollowListItem.init(row:))
+            """).rows(ListedUser.init(row:))
     }
 
     package static func userExists(_ username: String) -> PostgresRead<Bool> {

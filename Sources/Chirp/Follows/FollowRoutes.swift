@@ -41,7 +41,7 @@ struct FollowRoutes: Sendable {
     /// bound to the user and the list.
     private func list(
         _ request: HTTPRequest, _ name: String,
-        _ page: (String, KeysetPosition, Int) -> PostgresRead<[FollowListItem]>
+        _ page: (String, KeysetPosition, Int) -> PostgresRead<[ListedUser]>
     ) async throws -> HTTPResponse {
         let viewer = try services.authenticator.viewer(of: request)
         let username = try request.usernameParameter()
@@ -60,6 +60,7 @@ struct FollowRoutes: Sendable {
         if error.violates("follows_not_self") { return .unprocessable(detail: "you cannot follow yourself") }
         if error.violates("follows_followee_id_fkey") { return .notFound(detail: "no such user") }
         if error.violates("follows_follower_id_fkey") { return .accountGone }
+        if error.isPolicyRefusal { return .blocked }
         return nil
     }
 }

@@ -29,6 +29,7 @@ struct LikeRoutes: Sendable {
     private static func refusal(_ error: PostgresError) -> HTTPError? {
         if error.violates("likes_post_id_fkey") { return .notFound(detail: "no such post") }
         if error.violates("likes_user_id_fkey") { return .accountGone }
+        if error.isPolicyRefusal { return .blocked }
         return nil
     }
 

@@ -35,4 +35,10 @@ package enum PostQueries {
     package static func exists(_ id: PostgresUUID) -> PostgresRead<Bool> {
         PostgresQuery("select exists (select from posts where id = \(id))").value(Bool.self)
     }
+
+    /// Whether the post exists and a block between the viewer and its author hides it, which
+    /// the viewer's own reads cannot tell from a post that is not there.
+    static func hiddenByBlock(_ id: PostgresUUID) -> PostgresRead<Bool> {
+        PostgresQuery("select app.post_hidden_by_block(\(id))").value(Bool.self)
+    }
 }

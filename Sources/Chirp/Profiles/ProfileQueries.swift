@@ -2,9 +2,13 @@ import Postgres
 
 /// The SQL of profiles: a user as `Profile` shows them, with `followedByMe` for the viewer.
 package enum ProfileQueries {
+    /// Nil when there is no such user, or a block between them and the viewer hides them
+    /// (each one's profile answers 404 to the other).
     package static func profile(username: String) -> PostgresRead<Profile?> {
-        PostgresQuery("select \(unescaped: Profile.columns) from users u where u.username = \(username)")
-            .firstRow(Profile.init(row:))
+        PostgresQuery("""
+            select \(unescaped: Profile.columns) from users u
+            where u.username = \(username) and not app.user_hidden_by_block(u.id)
+            """).firstRow(Profile.init(row:))
     }
 
     static func profile(of userID: PostgresUUID) -> PostgresRead<Profile?> {
@@ -22,7 +26,9 @@ package enum ProfileQueries {
             """).firstRow(Profile.init(row:))
     }
 
+    /// Whether the user exists and no block hides them from the viewer, as for `profile`.
     package static func exists(username: String) -> PostgresRead<Bool> {
-        PostgresQuery("select exists (select from users where username = \(username))").value(Bool.self)
+        PostgresQuery("select exists (select from users u where u.username = \(username) and not app.user_hidden_by_block(u.id))")
+            .value(Bool.self)
     }
 }

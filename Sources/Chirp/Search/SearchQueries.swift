@@ -135,7 +135,8 @@ package enum SearchQueries {
     // MARK: Users
 
     /// Username prefix matches first, then by similarity, then by username (unique, so the
-    /// order is total and pages neither repeat nor skip).
+    /// order is total and pages neither repeat nor skip). Users across a block from the viewer
+    /// are left out, as their profiles are (asked per row only when the viewer is in a block).
     static func users(matching term: SearchTerm, page: OffsetPage) -> PostgresRead<[Profile]> {
         PostgresQuery("""
             select \(unescaped: Profile.columns) from users u
@@ -166,10 +167,11 @@ extension PostgresQuery.StringInterpolation {
     /// The user condition that the page and the count share: a username that starts with the
     /// term (LIKE, served by `users_username_trgm_idx`), or a username or display name similar
     /// to it (pg_trgm's `%`, served by both trigram indexes), or a display name containing it
-    /// (ILIKE, served by `users_display_name_trgm_idx`). Every value is bound. `EstimatedMatches.users`
+    /// (ILIKE, served by `users_display_name_trgm_idx`); and no user across a block from the
+    /// viewer. Every value is bound. `EstimatedMatches.users`
     /// is the same condition, for the planner's estimate.
     mutating func appendInterpolation(userMatching term: SearchTerm) {
-        appendLiteral("(u.username like ")
+        appendLiteral("(not (select app.in_any_block()) or not app.user_hidden_by_block(u.id)) and (u.username like ")
         appendInterpolation(term.usernamePrefixPattern)
         appendLiteral("::text || '%' or u.username % ")
         appendInterpolation(term.text)

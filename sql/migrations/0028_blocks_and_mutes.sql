@@ -1,0 +1,221 @@
+-- Block and mute (issue 27).
+--
+-- A block works both ways and is the database's to enforce: neither user reads
+-- the other's posts or comments (the select policies of chirp_user), and
+-- neither can like, comment on or reply to the other's content or follow the
+-- other (the insert policies). A block ends the follows between them, and the
+-- notifications either had of the other. Home timelines need no rewrite: with
+-- no follow between them, neither's posts are pushed to or pulled into the
+-- other's feed, and the read policy covers the rest at read time.
+--
+-- A mute is private to the muter and hides the muted user's posts from the
+-- muter's home feed, the global timeline and explore only: the service's
+-- statements for those filter it (it is a preference, not an authorization).
+--
+-- Cost: the read policies ask once per statement whether the viewer is in any
+-- block at all (`app.in_any_block()`, an init plan), and only then probe the
+-- blocks table for each row's author, twice (each direction, by primary key).
+
+set local search_path = public;
+set local role chirp_owner;
+
+create table blocks (
+  blocker_id uuid not null references users on delete cascade,
+  blocked_id uuid not null references users on delete cascade,
+  created_at timestamptz not null default now(),
+  constraint blocks_pkey primary key (blocker_id, blocked_id),
+  constraint blocks_not_self check (blocker_id <> blocked_id)
+);
+-- The blocker's list, newest first; the other direction's probe and cascade.
+create index blocks_blocker_created_at_idx on blocks (blocker_id, created_at desc, blocked_id desc);
+create index blocks_blocked_idx on blocks (blocked_id, blocker_id);
+
+create table mutes (
+  muter_id   uuid not null references users on delete cascade,
+  muted_id   uuid not null references users on delete cascade,
+  created_at timestamptz not null default now(),
+  constraint mutes_pkey primary key (muter_id, muted_id),
+  constraint mutes_not_self check (muter_id <> muted_id)
+);
+create index mutes_muter_created_at_idx on mutes (muter_id, created_at desc, muted_id desc);
+create index mutes_muted_idx on mutes (muted_id);
+
+alter table blocks enable row level security;
+alter table blocks force row level security;
+alter table mutes enable row level security;
+alter table mutes force row level security;
+
+grant select, insert (blocker_id, blocked_id), delete on blocks to chirp_user;
+grant select, insert (muter_id, muted_id), delete on mutes to chirp_user;
+
+-- Both sides of a block see it: each is refused by it, and is told so (403
+-- `blocked`), so knowing it reveals nothing the API does not.
+create policy "both sides read a block" on blocks
+  for select to chirp_user
+  using (blocker_id = (select app.user_id()) or blocked_id = (select app.user_id()));
+create policy "users block as themselves" on blocks
+  for insert to chirp_user
+  with check (blocker_id = (select app.user_id()));
+create policy "users lift their own blocks" on blocks
+  for delete to chirp_user
+  using (blocker_id = (select app.user_id()));
+create policy "the triggers read any block" on blocks
+  for select to chirp_owner
+  using (true);
+
+create policy "users read their own mutes" on mutes
+  for select to chirp_user
+  using (muter_id = (select app.user_id()));
+create policy "users mute as themselves" on mutes
+  for insert to chirp_user
+  with check (muter_id = (select app.user_id()));
+create policy "users lift their own mutes" on mutes
+  for delete to chirp_user
+  using (muter_id = (select app.user_id()));
+
+-- Whether the request's user is in any block, either side: asked once per
+-- statement (an init plan), so users without blocks pay no probe per row.
+-- Anonymous callers are in none.
+create function app.in_any_block() returns boolean
+  language sql
+  stable
+  security definer
+  set search_path = pg_catalog, public, pg_temp
+as $$
+  select exists (select from blocks b where b.blocker_id = app.user_id())
+      or exists (select from blocks b where b.blocked_id = app.user_id())
+$$;
+revoke execute on function app.in_any_block() from public;
+grant execute on function app.in_any_block() to chirp_user, chirp_anon;
+
+-- Whether the request's user and `other` are on either side of a block. A plain
+-- SQL body, so the planner inlines it into a policy as two key probes.
+create function app.blocked_with(other uuid) returns boolean
+  language sql
+  stable
+  return exists (select from public.blocks b where b.blocker_id = (select app.user_id()) and b.blocked_id = other)
+      or exists (select from public.blocks b where b.blocker_id = other and b.blocked_id = (select app.user_id()));
+revoke execute on function app.blocked_with(uuid) from public;
+grant execute on function app.blocked_with(uuid) to chirp_user;
+
+-- Whose post or comment it is, whoever may read it: an insert policy must judge
+-- a block with the author of content the block hides from the writer.
+create function app.post_author(post uuid) returns uuid
+  language sql
+  stable
+  security definer
+  set search_path = pg_catalog, public, pg_temp
+as $$ select author_id from posts where id = post $$;
+revoke execute on function app.post_author(uuid) from public;
+grant execute on function app.post_author(uuid) to chirp_user;
+
+create function app.comment_author(comment uuid) returns uuid
+  language sql
+  stable
+  security definer
+  set search_path = pg_catalog, public, pg_temp
+as $$ select author_id from comments where id = comment $$;
+revoke execute on function app.comment_author(uuid) from public;
+grant execute on function app.comment_author(uuid) to chirp_user;
+
+-- Whether a block between the request's user and its author hides this post:
+-- the service tells 403 `blocked` from 404 with it.
+create function app.post_hidden_by_block(post uuid) returns boolean
+  language sql
+  stable
+  security definer
+  set search_path = pg_catalog, public, pg_temp
+as $$ select coalesce(app.blocked_with(app.post_author(post)), false) $$;
+revoke execute on function app.post_hidden_by_block(uuid) from public;
+grant execute on function app.post_hidden_by_block(uuid) to chirp_user;
+
+-- Whether a block between the request's user and `other` hides other's
+-- profile (each one's profile answers 404 to the other). Callable anonymously,
+-- where nothing is hidden, so a profile's statement is the same for everyone.
+create function app.user_hidden_by_block(other uuid) returns boolean
+  language sql
+  stable
+  security definer
+  set search_path = pg_catalog, public, pg_temp
+as $$ select app.user_id() is not null and app.blocked_with(other) $$;
+revoke execute on function app.user_hidden_by_block(uuid) from public;
+grant execute on function app.user_hidden_by_block(uuid) to chirp_user, chirp_anon;
+
+-- Reads: anonymous callers and the triggers read every post and comment; a
+-- signed-in user every one but those across a block.
+alter policy "anyone can read posts" on posts to chirp_anon, chirp_owner;
+create policy "users read posts outside their blocks" on posts
+  for select to chirp_user
+  using (not (select app.in_any_block()) or not app.blocked_with(author_id));
+alter policy "anyone can read comments" on comments to chirp_anon, chirp_owner;
+create policy "users read comments outside their blocks" on comments
+  for select to chirp_user
+  using (not (select app.in_any_block()) or not app.blocked_with(author_id));
+
+-- Writes toward the other side of a block are refused (the same init plan
+-- spares everyone else the probes).
+alter policy "users like as themselves" on likes
+  with check (user_id = (select app.user_id())
+              and (not (select app.in_any_block()) or not coalesce(app.blocked_with(app.post_author(post_id)), false)));
+alter policy "users comment as themselves" on comments
+  with check (author_id = (select app.user_id())
+              and (not (select app.in_any_block())
+                   or not (coalesce(app.blocked_with(app.post_author(post_id)), false)
+                           or coalesce(app.blocked_with(app.comment_author(parent_id)), false))));
+alter policy "users follow as themselves" on follows
+  with check (follower_id = (select app.user_id()) and (not (select app.in_any_block()) or not app.blocked_with(followee_id)));
+
+-- A block ends the follows between the two (their counters and home timelines
+-- follow through the follow triggers) and takes each out of the other's
+-- notifications (a like group loses its member; an emptied one goes).
+create policy "a block ends the follows across it" on follows
+  for delete to chirp_owner
+  using (true);
+create policy "a block takes its users out of each other's notifications" on notification_actors
+  for delete to chirp_owner
+  using (true);
+
+create function app.blocks_apply() returns trigger
+  language plpgsql
+  security definer
+  set search_path = pg_catalog, public, pg_temp
+as $$
+begin
+  delete from follows
+  where (follower_id = new.blocker_id and followee_id = new.blocked_id)
+     or (follower_id = new.blocked_id and followee_id = new.blocker_id);
+  delete from notification_actors
+  where (actor_id = new.blocked_id and recipient_id = new.blocker_id)
+     or (actor_id = new.blocker_id and recipient_id = new.blocked_id);
+  return null;
+end
+$$;
+revoke execute on function app.blocks_apply() from public;
+
+create trigger blocks_apply
+  after insert on blocks
+  for each row execute function app.blocks_apply();
+
+-- Nobody is told of a mention across a block.
+create or replace function app.mentioned_users(body text, author uuid) returns setof uuid
+  language sql
+  stable
+  set search_path = pg_catalog, public, pg_temp
+as $$
+  select u.id
+  from (select lower(m[1]) as username, min(k) as first
+        from regexp_matches(body, '(?<![a-z0-9_@])@([a-z0-9_]{3,30})(?![a-z0-9_])', 'gi') with ordinality as found(m, k)
+        group by 1
+        order by 2
+        limit 10) as named
+  join users u on u.username = named.username
+  where u.id <> author
+    and not exists (select from blocks b
+                    where (b.blocker_id = u.id and b.blocked_id = author) or (b.blocker_id = author and b.blocked_id = u.id))
+$$;
+
+-- Blocking and muting are writes their author's next read must see on a replica.
+create trigger blocks_mark_write after insert or delete on blocks
+  for each statement execute function app.mark_write();
+create trigger mutes_mark_write after insert or delete on mutes
+  for each statement execute function app.mark_write();

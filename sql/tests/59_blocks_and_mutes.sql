@@ -1,0 +1,84 @@
+-- blocks and mutes. Fixtures: alice ...0a, bob ...0b, carol ...0c; alice's
+-- post ...a1, carol's post ...c1 with alice's comment ...ac on it. Alice
+-- blocks bob; carol mutes alice.
+begin;
+\ir support/helpers.sql
+select plan(22);
+
+select pg_temp.add_people('alice', 'bob', 'carol');
+insert into posts (id, author_id, body) values
+  ('00000000-0000-4000-b000-0000000000a1', '00000000-0000-4000-a000-00000000000a', 'alice''s post'),
+  ('00000000-0000-4000-b000-0000000000b1', '00000000-0000-4000-a000-00000000000b', 'bob''s post'),
+  ('00000000-0000-4000-b000-0000000000c1', '00000000-0000-4000-a000-00000000000c', 'carol''s post');
+insert into comments (id, post_id, author_id, body) values
+  ('00000000-0000-4000-d000-0000000000ac', '00000000-0000-4000-b000-0000000000c1', '00000000-0000-4000-a000-00000000000a', 'alice on carol');
+insert into follows (follower_id, followee_id) values
+  ('00000000-0000-4000-a000-00000000000a', '00000000-0000-4000-a000-00000000000b'),
+  ('00000000-0000-4000-a000-00000000000b', '00000000-0000-4000-a000-00000000000a');
+insert into likes (user_id, post_id) values
+  ('00000000-0000-4000-a000-00000000000b', '00000000-0000-4000-b000-0000000000a1');
+
+select pg_temp.act_as('chirp_user', '00000000-0000-4000-a000-00000000000a');
+select is(pg_temp.affected($$
+  insert into blocks (blocker_id, blocked_id) values ('00000000-0000-4000-a000-00000000000a', '00000000-0000-4000-a000-00000000000b')
+$$), 1, 'a user blocks another');
+select throws_ok($$
+  insert into blocks (blocker_id, blocked_id) values ('00000000-0000-4000-a000-00000000000c', '00000000-0000-4000-a000-00000000000b')
+$$, '42501', 'new row violates row-level security policy for table "blocks"', 'but not in someone else''s name');
+select throws_ok($$
+  insert into blocks (blocker_id, blocked_id) values ('00000000-0000-4000-a000-00000000000a', '00000000-0000-4000-a000-00000000000a')
+$$, '23514', null, 'nor themselves');
+select is((select count(*)::integer from follows), 0, 'the block ended the follows both ways');
+select is((select array[follower_count, following_count] from users where id = '00000000-0000-4000-a000-00000000000a'),
+  array[0, 0], 'and their counters with them');
+select is((select count(*)::integer from notifications), 0, 'and what bob''s follow and like had told alice');
+select is(array(select body from posts order by body), array['alice''s post', 'carol''s post'],
+  'the blocker no longer reads the blocked user''s posts');
+
+select pg_temp.act_as('chirp_user', '00000000-0000-4000-a000-00000000000b');
+select is(array(select body from posts order by body), array['bob''s post', 'carol''s post'],
+  'nor the blocked user the blocker''s');
+select is((select count(*)::integer from comments), 0, 'nor their comments, under anyone''s post');
+select is((select count(*)::integer from blocks), 1, 'the blocked user sees the block that refuses them');
+select is(pg_temp.affected($$ delete from blocks $$), 0, 'but cannot lift it');
+select throws_ok($$
+  insert into likes (user_id, post_id) values ('00000000-0000-4000-a000-00000000000b', '00000000-0000-4000-b000-0000000000a1')
+$$, '42501', null, 'the blocked user cannot like the blocker''s post');
+select throws_ok($$
+  insert into comments (post_id, author_id, body) values ('00000000-0000-4000-b000-0000000000a1', '00000000-0000-4000-a000-00000000000b', 'hi')
+$$, '42501', null, 'nor comment on it');
+select throws_ok($$
+  insert into comments (post_id, parent_id, author_id, body)
+  values ('00000000-0000-4000-b000-0000000000c1', '00000000-0000-4000-d000-0000000000ac', '00000000-0000-4000-a000-00000000000b', 'hi')
+$$, '42501', null, 'nor reply to the blocker''s comment under someone else''s post');
+select throws_ok($$
+  insert into follows (follower_id, followee_id) values ('00000000-0000-4000-a000-00000000000b', '00000000-0000-4000-a000-00000000000a')
+$$, '42501', null, 'nor follow the blocker');
+select is(pg_temp.affected($$
+  insert into likes (user_id, post_id) values ('00000000-0000-4000-a000-00000000000b', '00000000-0000-4000-b000-0000000000c1')
+$$), 1, 'everyone else''s posts are as before');
+
+select pg_temp.act_as('chirp_user', '00000000-0000-4000-a000-00000000000a');
+select throws_ok($$
+  insert into follows (follower_id, followee_id) values ('00000000-0000-4000-a000-00000000000a', '00000000-0000-4000-a000-00000000000b')
+$$, '42501', null, 'and the blocker cannot follow the blocked user either');
+
+select pg_temp.act_as('chirp_user', '00000000-0000-4000-a000-00000000000c');
+select is((select count(*)::integer from posts), 3, 'a third user reads both');
+select is(pg_temp.affected($$
+  insert into mutes (muter_id, muted_id) values ('00000000-0000-4000-a000-00000000000c', '00000000-0000-4000-a000-00000000000a')
+$$), 1, 'a user mutes another');
+
+select pg_temp.act_as('chirp_user', '00000000-0000-4000-a000-00000000000a');
+select is((select count(*)::integer from mutes), 0, 'the muted user cannot see the mute');
+
+select pg_temp.act_as('chirp_anon');
+select is((select count(*)::integer from posts), 3, 'anonymous callers read every post');
+
+select pg_temp.act_as('chirp_user', '00000000-0000-4000-a000-00000000000a');
+delete from blocks;
+select pg_temp.act_as('chirp_user', '00000000-0000-4000-a000-00000000000b');
+select is((select count(*)::integer from posts), 3, 'a lifted block shows each the other''s posts again');
+
+select * from finish();
+rollback;
