@@ -234,6 +234,25 @@ import Testing
         try await check("POST", "/v1/notifications/read", "/v1/notifications/read", 415, raw: "{}", token: token, contentType: "text/plain")
         try await check("POST", "/v1/notifications/read", "/v1/notifications/read", 401, json: [:])
 
+        // Blocks and mutes: a block refuses the blocked user's actions on the blocker's content.
+        let blocked = try await app.signUp("doc_blocked")
+        try await check("PUT", "/v1/users/{username}/block", "/v1/users/\(blocked.username)/block", 200, token: token)
+        try await check("PUT", "/v1/users/{username}/block", "/v1/users/\(name)/block", 422, token: token)
+        try await check("PUT", "/v1/users/{username}/block", "/v1/users/nobody_here_at_all/block", 404, token: token)
+        try await check("PUT", "/v1/users/{username}/block", "/v1/users/\(name)/block", 401)
+        try await check("PUT", "/v1/users/{username}/follow", "/v1/users/\(name)/follow", 403, token: blocked.accessToken)
+        try await check("PUT", "/v1/posts/{id}/like", "/v1/posts/\(postID)/like", 403, token: blocked.accessToken)
+        try await check("POST", "/v1/posts/{id}/comments", "/v1/posts/\(postID)/comments", 403, json: ["body": "x"], token: blocked.accessToken)
+        try await check("GET", "/v1/me/blocks", "/v1/me/blocks", 200, token: token)
+        try await check("GET", "/v1/me/blocks", "/v1/me/blocks?cursor=garbled", 400, token: token)
+        try await check("GET", "/v1/me/blocks", "/v1/me/blocks", 401)
+        try await check("DELETE", "/v1/users/{username}/block", "/v1/users/\(blocked.username)/block", 200, token: token)
+        try await check("DELETE", "/v1/users/{username}/block", "/v1/users/nobody_here_at_all/block", 404, token: token)
+        try await check("PUT", "/v1/users/{username}/mute", "/v1/users/\(blocked.username)/mute", 200, token: token)
+        try await check("PUT", "/v1/users/{username}/mute", "/v1/users/\(name)/mute", 422, token: token)
+        try await check("GET", "/v1/me/mutes", "/v1/me/mutes", 200, token: token)
+        try await check("DELETE", "/v1/users/{username}/mute", "/v1/users/\(blocked.username)/mute", 200, token: token)
+
         // Deletes, operations, the document.
         try await check("DELETE", "/v1/comments/{id}", "/v1/comments/\(commentID)", 403, token: app.signUp("doc_third").accessToken)
         try await check("DELETE", "/v1/comments/{id}", "/v1/comments/\(commentID)", 204, token: token)

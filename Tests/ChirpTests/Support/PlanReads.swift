@@ -31,6 +31,8 @@ struct PlanReads: CustomStringConvertible {
     var rows: [String: Int] = [:]
     /// Rows returned by each function scanned (what a function reads inside is not in the plan).
     var functionRows: [String: Int] = [:]
+    /// Sequential scans that read a row: one of a table with none (an unused `mutes`, whose
+    /// scan the planner rightly prefers while it is empty) reads nothing.
     var sequentialScans = 0
 
     mutating func add(_ node: [String: Any]) {
@@ -41,7 +43,8 @@ struct PlanReads: CustomStringConvertible {
         if let function = node["Function Name"] as? String, loops > 0 {
             functionRows[function, default: 0] += (node["Actual Rows"] as? Int ?? 0) * loops
         }
-        if node["Node Type"] as? String == "Seq Scan", loops > 0 { sequentialScans += 1 }
+        let read = (node["Actual Rows"] as? Int ?? 0) + (node["Rows Removed by Filter"] as? Int ?? 0)
+        if node["Node Type"] as? String == "Seq Scan", loops > 0, read > 0 { sequentialScans += 1 }
         for child in node["Plans"] as? [[String: Any]] ?? [] { add(child) }
     }
 
