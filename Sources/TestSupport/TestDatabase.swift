@@ -29,9 +29,20 @@ public final class TestDatabase: Sendable {
         return try TestDatabase(name: name, cluster: cluster)
     }
 
-    /// A database with Chirp's schema: every migration in `sql/migrations`, applied.
+    /// A database with Chirp's schema: a copy of a database that every migration in
+    /// `sql/migrations` was applied to once per cluster and test run (`MigratedTemplates`).
     public static func migrated(cluster: String? = nil) async throws -> TestDatabase {
-        let database = try await empty(prefix: "chirp", cluster: cluster)
+        let template = try await MigratedTemplates.shared.name(in: cluster)
+        let name = "chirp_\(UUID().uuidString.prefix(8).lowercased())"
+        let server = try TestCluster.adminPool(cluster: cluster)
+        defer { server.close() }
+        try await server.withSession { try await $0.unsafeExecuteScript("create database \(name) template \(template)") }
+        return try TestDatabase(name: name, cluster: cluster)
+    }
+
+    /// A database with every migration applied by the migrator itself.
+    static func migratedInPlace(prefix: String, cluster: String?) async throws -> TestDatabase {
+        let database = try await empty(prefix: prefix, cluster: cluster)
         let migrations = try PostgresMigration.load(from: TestCluster.repository.appendingPathComponent("sql/migrations"))
         try await database.adminPool.withSession { try await PostgresMigrator().migrate(migrations, in: $0) }
         return database
