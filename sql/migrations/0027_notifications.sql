@@ -213,23 +213,29 @@ create trigger likes_notify
   after insert on likes
   for each row execute function app.likes_notify();
 
--- One notification with one actor.
+-- One notification with one actor; nothing when it exists already (a mention
+-- named again by an edit). PL/pgSQL, whose statements are planned once per
+-- session: a SQL function is planned again on every call.
 create function app.notify(
   recipient uuid, actor uuid, kind text, at timestamptz,
   follower uuid default null, post uuid default null, comment uuid default null
 ) returns void
-  language sql
+  language plpgsql
   security definer
   set search_path = pg_catalog, public, pg_temp
 as $$
-  with n as (
-    insert into notifications (recipient_id, kind, follower_id, post_id, comment_id, latest_at)
-    values (recipient, kind, follower, post, comment, at)
-    on conflict do nothing
-    returning id
-  )
-  insert into notification_actors (notification_id, actor_id, recipient_id, acted_at)
-  select n.id, actor, recipient, at from n
+declare
+  created uuid;
+begin
+  insert into notifications (recipient_id, kind, follower_id, post_id, comment_id, latest_at)
+  values (recipient, kind, follower, post, comment, at)
+  on conflict do nothing
+  returning id into created;
+  if created is not null then
+    insert into notification_actors (notification_id, actor_id, recipient_id, acted_at)
+    values (created, actor, recipient, at);
+  end if;
+end
 $$;
 revoke execute on function app.notify(uuid, uuid, text, timestamptz, uuid, uuid, uuid) from public;
 
@@ -278,8 +284,11 @@ begin
   if tg_op = 'UPDATE' and new.body is not distinct from old.body then
     return null;
   end if;
-  perform app.notify(m, new.author_id, 'mention', coalesce(new.edited_at, new.created_at), post => new.id)
-  from app.mentioned_users(new.body, new.author_id) as m;
+  -- Most texts name nobody: skip the search for names.
+  if strpos(new.body, '@') > 0 then
+    perform app.notify(m, new.author_id, 'mention', coalesce(new.edited_at, new.created_at), post => new.id)
+    from app.mentioned_users(new.body, new.author_id) as m;
+  end if;
   return null;
 end
 $$;
@@ -317,9 +326,11 @@ begin
   elsif new.body is not distinct from old.body then
     return null;
   end if;
-  perform app.notify(m, new.author_id, 'mention', at, post => new.post_id, comment => new.id)
-  from app.mentioned_users(new.body, new.author_id) as m
-  where not exists (select from notifications n where n.comment_id = new.id and n.recipient_id = m);
+  if strpos(new.body, '@') > 0 then
+    perform app.notify(m, new.author_id, 'mention', at, post => new.post_id, comment => new.id)
+    from app.mentioned_users(new.body, new.author_id) as m
+    where not exists (select from notifications n where n.comment_id = new.id and n.recipient_id = m);
+  end if;
   return null;
 end
 $$;

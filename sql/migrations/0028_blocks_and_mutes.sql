@@ -12,9 +12,16 @@
 -- muter's home feed, the global timeline and explore only: the service's
 -- statements for those filter it (it is a preference, not an authorization).
 --
--- Cost: the read policies ask once per statement whether the viewer is in any
--- block at all (`app.in_any_block()`, an init plan), and only then probe the
--- blocks table for each row's author, twice (each direction, by primary key).
+-- Cost: every signed-in transaction learns once, as it checks its session,
+-- whether its user is in any block (`app.require_session` sets
+-- `app.in_any_block`), and the read policies test that setting first: a user
+-- in no block (nearly everyone) pays nothing per row. A user in a block pays,
+-- per row read, two key probes of `blocks` (its author, each direction),
+-- planned with the statement as scalar subqueries: as a function call each
+-- row cost three times as much, and as `not exists` the planner hashes every
+-- block of the viewer's first. The setting is a shortcut that only the
+-- database's own check sets: without it, every row is checked.
+-- (docs/BLOCKS_AND_MUTES.md has the measurements.)
 
 set local search_path = public;
 set local role chirp_owner;
@@ -73,28 +80,52 @@ create policy "users lift their own mutes" on mutes
   for delete to chirp_user
   using (muter_id = (select app.user_id()));
 
--- Whether the request's user is in any block, either side: asked once per
--- statement (an init plan), so users without blocks pay no probe per row.
--- Anonymous callers are in none.
-create function app.in_any_block() returns boolean
+-- Whether the request's user may be in a block: false only for an anonymous
+-- caller, or once `app.require_session` found the user in none. Inlined into
+-- the policies as plain expressions, evaluated per row for next to nothing.
+create function app.viewer_in_block() returns boolean
   language sql
+  stable
+  return coalesce(current_setting('app.user_id', true), '') <> ''
+     and coalesce(current_setting('app.in_any_block', true), '') <> 'off';
+revoke execute on function app.viewer_in_block() from public;
+grant execute on function app.viewer_in_block() to chirp_user, chirp_anon;
+
+-- The session check every signed-in transaction starts with (0019) also notes
+-- whether its user is in any block, for `app.viewer_in_block`.
+create or replace function app.require_session(session uuid) returns void
+  language plpgsql
   stable
   security definer
   set search_path = pg_catalog, public, pg_temp
 as $$
-  select exists (select from blocks b where b.blocker_id = app.user_id())
-      or exists (select from blocks b where b.blocked_id = app.user_id())
+begin
+  perform from refresh_tokens
+  where family_id = session and user_id = app.user_id()
+    and used_at is null and revoked_at is null and expires_at > now();
+  if not found then
+    raise exception 'the session has ended' using errcode = 'CH002';
+  end if;
+  perform set_config('app.in_any_block',
+    case when exists (select from blocks b where b.blocker_id = app.user_id())
+           or exists (select from blocks b where b.blocked_id = app.user_id())
+         then 'on' else 'off' end,
+    true);
+end
 $$;
-revoke execute on function app.in_any_block() from public;
-grant execute on function app.in_any_block() to chirp_user, chirp_anon;
 
--- Whether the request's user and `other` are on either side of a block. A plain
--- SQL body, so the planner inlines it into a policy as two key probes.
+-- Whether the request's user and `other` are on either side of a block: two
+-- key probes, for the insert policies and the functions below.
 create function app.blocked_with(other uuid) returns boolean
-  language sql
+  language plpgsql
   stable
-  return exists (select from public.blocks b where b.blocker_id = (select app.user_id()) and b.blocked_id = other)
-      or exists (select from public.blocks b where b.blocker_id = other and b.blocked_id = (select app.user_id()));
+  set search_path = pg_catalog, public, pg_temp
+as $$
+begin
+  return exists (select from blocks b where b.blocker_id = app.user_id() and b.blocked_id = other)
+      or exists (select from blocks b where b.blocker_id = other and b.blocked_id = app.user_id());
+end
+$$;
 revoke execute on function app.blocked_with(uuid) from public;
 grant execute on function app.blocked_with(uuid) to chirp_user;
 
@@ -133,11 +164,15 @@ grant execute on function app.post_hidden_by_block(uuid) to chirp_user;
 -- profile (each one's profile answers 404 to the other). Callable anonymously,
 -- where nothing is hidden, so a profile's statement is the same for everyone.
 create function app.user_hidden_by_block(other uuid) returns boolean
-  language sql
+  language plpgsql
   stable
   security definer
   set search_path = pg_catalog, public, pg_temp
-as $$ select app.user_id() is not null and app.blocked_with(other) $$;
+as $$
+begin
+  return app.user_id() is not null and app.blocked_with(other);
+end
+$$;
 revoke execute on function app.user_hidden_by_block(uuid) from public;
 grant execute on function app.user_hidden_by_block(uuid) to chirp_user, chirp_anon;
 
@@ -146,24 +181,28 @@ grant execute on function app.user_hidden_by_block(uuid) to chirp_user, chirp_an
 alter policy "anyone can read posts" on posts to chirp_anon, chirp_owner;
 create policy "users read posts outside their blocks" on posts
   for select to chirp_user
-  using (not (select app.in_any_block()) or not app.blocked_with(author_id));
+  using (not app.viewer_in_block()
+         or ((select true from blocks b where b.blocker_id = (select app.user_id()) and b.blocked_id = author_id) is null
+             and (select true from blocks b where b.blocker_id = author_id and b.blocked_id = (select app.user_id())) is null));
 alter policy "anyone can read comments" on comments to chirp_anon, chirp_owner;
 create policy "users read comments outside their blocks" on comments
   for select to chirp_user
-  using (not (select app.in_any_block()) or not app.blocked_with(author_id));
+  using (not app.viewer_in_block()
+         or ((select true from blocks b where b.blocker_id = (select app.user_id()) and b.blocked_id = author_id) is null
+             and (select true from blocks b where b.blocker_id = author_id and b.blocked_id = (select app.user_id())) is null));
 
--- Writes toward the other side of a block are refused (the same init plan
+-- Writes toward the other side of a block are refused (the same setting
 -- spares everyone else the probes).
 alter policy "users like as themselves" on likes
   with check (user_id = (select app.user_id())
-              and (not (select app.in_any_block()) or not coalesce(app.blocked_with(app.post_author(post_id)), false)));
+              and (not app.viewer_in_block() or not coalesce(app.blocked_with(app.post_author(post_id)), false)));
 alter policy "users comment as themselves" on comments
   with check (author_id = (select app.user_id())
-              and (not (select app.in_any_block())
+              and (not app.viewer_in_block()
                    or not (coalesce(app.blocked_with(app.post_author(post_id)), false)
                            or coalesce(app.blocked_with(app.comment_author(parent_id)), false))));
 alter policy "users follow as themselves" on follows
-  with check (follower_id = (select app.user_id()) and (not (select app.in_any_block()) or not app.blocked_with(followee_id)));
+  with check (follower_id = (select app.user_id()) and (not app.viewer_in_block() or not app.blocked_with(followee_id)));
 
 -- A block ends the follows between the two (their counters and home timelines
 -- follow through the follow triggers) and takes each out of the other's

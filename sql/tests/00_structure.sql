@@ -153,8 +153,8 @@ $$, array[
   'chirp_user app.hour_number(timestamp with time zone)', 'chirp_user app.day_number(timestamp with time zone)',
   'chirp_user app.posts_matching_newest(tsquery,integer)', 'chirp_user app.require_visible(xid8)',
   'chirp_user app.require_session(uuid)',
-  'chirp_anon app.in_any_block()', 'chirp_anon app.user_hidden_by_block(uuid)',
-  'chirp_user app.in_any_block()', 'chirp_user app.user_hidden_by_block(uuid)', 'chirp_user app.blocked_with(uuid)',
+  'chirp_anon app.viewer_in_block()', 'chirp_anon app.user_hidden_by_block(uuid)',
+  'chirp_user app.viewer_in_block()', 'chirp_user app.user_hidden_by_block(uuid)', 'chirp_user app.blocked_with(uuid)',
   'chirp_user app.post_author(uuid)', 'chirp_user app.comment_author(uuid)', 'chirp_user app.post_hidden_by_block(uuid)'
 ], 'the login and request roles may call exactly the functions the service calls');
 

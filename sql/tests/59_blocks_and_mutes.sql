@@ -3,7 +3,15 @@
 -- blocks bob; carol mutes alice.
 begin;
 \ir support/helpers.sql
-select plan(22);
+select plan(24);
+
+-- The plan of one statement, one line per row.
+create function pg_temp.plan_of(sql text) returns setof text
+  language plpgsql as $$
+begin
+  return query execute 'explain (costs off) ' || sql;
+end
+$$;
 
 select pg_temp.add_people('alice', 'bob', 'carol');
 insert into posts (id, author_id, body) values
@@ -39,6 +47,10 @@ select pg_temp.act_as('chirp_user', '00000000-0000-4000-a000-00000000000b');
 select is(array(select body from posts order by body), array['bob''s post', 'carol''s post'],
   'nor the blocked user the blocker''s');
 select is((select count(*)::integer from comments), 0, 'nor their comments, under anyone''s post');
+select ok((select not bool_or(l ~ 'hashed SubPlan') and bool_or(l ~ 'SubPlan')
+           from pg_temp.plan_of('select id from posts order by created_at desc, id desc limit 21') as l),
+  'a user in a block pays a probe per post read, never a read of all their blocks');
+select is((select app.viewer_in_block()), true, 'without the session check''s note, every row is checked');
 select is((select count(*)::integer from blocks), 1, 'the blocked user sees the block that refuses them');
 select is(pg_temp.affected($$ delete from blocks $$), 0, 'but cannot lift it');
 select throws_ok($$

@@ -6,8 +6,14 @@ import Postgres
 package enum TimelineQueries {
     /// Settings of a home feed transaction, applied with its identity: generic plans, because
     /// the page's plan must not depend on the values (how many authors a viewer follows, how
-    /// deep the page is), and planning it again for each request would cost more than running it.
-    package static let homeSettings: [PostgresIdentity.Setting] = [.init("plan_cache_mode", "force_generic_plan")]
+    /// deep the page is), and planning it again for each request would cost more than running it;
+    /// and no bitmap scans: every part of the page is read in index order and stops at its
+    /// bound, which a bitmap scan (all of a range, then sorted) does not. The planner reached for
+    /// one in the walk once the read policy's per-row check for users in a block (0028) made
+    /// each row look dearer.
+    package static let homeSettings: [PostgresIdentity.Setting] = [
+        .init("plan_cache_mode", "force_generic_plan"), .init("enable_bitmapscan", "off"),
+    ]
 
     /// How many followed pulled authors make the home feed walk the posts above `edge` once
     /// rather than probe each of their indexes (`home(of:below:above:limit:)`).

@@ -7,7 +7,7 @@ package enum ProfileQueries {
     package static func profile(username: String) -> PostgresRead<Profile?> {
         PostgresQuery("""
             select \(unescaped: Profile.columns) from users u
-            where u.username = \(username) and not app.user_hidden_by_block(u.id)
+            where u.username = \(username) and not (app.viewer_in_block() and app.user_hidden_by_block(u.id))
             """).firstRow(Profile.init(row:))
     }
 
@@ -28,7 +28,7 @@ package enum ProfileQueries {
 
     /// Whether the user exists and no block hides them from the viewer, as for `profile`.
     package static func exists(username: String) -> PostgresRead<Bool> {
-        PostgresQuery("select exists (select from users u where u.username = \(username) and not app.user_hidden_by_block(u.id))")
+        PostgresQuery("select exists (select from users u where u.username = \(username) and not (app.viewer_in_block() and app.user_hidden_by_block(u.id)))")
             .value(Bool.self)
     }
 }

@@ -171,7 +171,7 @@ extension PostgresQuery.StringInterpolation {
     /// viewer. Every value is bound. `EstimatedMatches.users`
     /// is the same condition, for the planner's estimate.
     mutating func appendInterpolation(userMatching term: SearchTerm) {
-        appendLiteral("(not (select app.in_any_block()) or not app.user_hidden_by_block(u.id)) and (u.username like ")
+        appendLiteral("(not app.viewer_in_block() or not app.user_hidden_by_block(u.id)) and (u.username like ")
         appendInterpolation(term.usernamePrefixPattern)
         appendLiteral("::text || '%' or u.username % ")
         appendInterpolation(term.text)
