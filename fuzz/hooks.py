@@ -5,8 +5,9 @@ is acceptable. A few refusals of schema-valid requests are therefore correct, an
 is named here by the exact problem `code` (and, where the code is shared, `detail`) that the
 service answers with, together with the part of the request that caused it:
 
-- a cursor (`cursor`, `since`) that the service did not issue for this list: cursors are opaque
-  and signed, so no string a generator makes up is one (400 `invalid_cursor`);
+- a cursor (`cursor`, `since`, or `upTo` in the body of `POST /v1/notifications/read`) that the
+  service did not issue for this list: cursors are opaque and signed, so no string a generator
+  makes up is one (400 `invalid_cursor`);
 - `cursor` and `since` together (400 `invalid_parameter`): the document says "not together",
   which OpenAPI parameters cannot express;
 - search with `page × per` over 10,000 (400 `invalid_parameter`): a bound across two parameters;
@@ -68,7 +69,9 @@ def _expected_refusal(case, response):
     status, code, detail = response.status_code, problem.get("code"), problem.get("detail", "")
     query = case.query or {}
     path = case.operation.path
-    if status == 400 and code == "invalid_cursor" and (_has(query, "cursor") or _has(query, "since")):
+    body = case.body if isinstance(case.body, dict) else {}
+    if status == 400 and code == "invalid_cursor" and (
+            _has(query, "cursor") or _has(query, "since") or isinstance(body.get("upTo"), str)):
         return "a cursor the service did not issue"
     if (status == 400 and code == "invalid_parameter" and detail == "use either cursor or since, not both"
             and _has(query, "cursor") and _has(query, "since")):

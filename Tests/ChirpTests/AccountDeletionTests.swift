@@ -8,11 +8,6 @@ import Testing
     let app: TestService
     init() async throws { app = try await .started(over: .router) }
 
-    func deleteMe(_ user: TestUser, password: String) async throws -> TestClient.Response {
-        try await app.client.request(
-            "DELETE", "/v1/me", body: try JSONSerialization.data(withJSONObject: ["password": password]), token: user.accessToken)
-    }
-
     /// Counters that differ from their rows, across the whole database.
     func inexactCounters() async throws -> Int {
         try await app.count("""
@@ -39,11 +34,11 @@ import Testing
         try await app.follow(alice, by: carol)
         try await app.follow(bob, by: carol)
 
-        let wrong = try await deleteMe(alice, password: "not the password")
+        let wrong = try await app.deleteAccount(of: alice, password: "not the password")
         #expect(wrong.status == 403 && wrong.json["code"].string == "wrong_password")
         #expect(try await app.client.get("/v1/users/\(alice.username)").status == 200)
 
-        let deleted = try await deleteMe(alice, password: alice.password)
+        let deleted = try await app.deleteAccount(of: alice, password: alice.password)
         #expect(deleted.status == 204, "\(deleted.text)")
 
         #expect(try await app.client.get("/v1/users/\(alice.username)").status == 404)
@@ -77,7 +72,7 @@ import Testing
     @Test func anEndedSessionCannotDeleteTheAccount() async throws {
         let alice = try await app.signUp("goned")
         #expect(try await app.client.post("/v1/auth/logout-all", json: [:], token: alice.accessToken).status == 204)
-        #expect(try await deleteMe(alice, password: alice.password).status == 401)
+        #expect(try await app.deleteAccount(of: alice, password: alice.password).status == 401)
         #expect(try await app.client.get("/v1/users/\(alice.username)").status == 200)
         #expect(try await app.client.request("DELETE", "/v1/me", body: Data("{}".utf8), token: nil).status == 401)
     }

@@ -234,9 +234,7 @@ import Testing
 
         // A deleted account's actions leave everyone's notifications; the group keeps carol.
         try await app.follow(alice, by: bob)
-        let deleted = try await app.client.request(
-            "DELETE", "/v1/me", body: try JSONSerialization.data(withJSONObject: ["password": bob.password]), token: bob.accessToken)
-        #expect(deleted.status == 204)
+        #expect(try await app.deleteAccount(of: bob, password: bob.password).status == 204)
         let items = try await notifications(of: alice).json["items"].array
         #expect(items.map { $0["kind"].string } == ["comment", "like"])
         #expect(items[1]["actorCount"].int == 1 && items[1]["actors"].array.map { $0["username"].string } == [carol.username])
@@ -245,9 +243,7 @@ import Testing
         // A deleted post takes its notifications; a deleted recipient takes all of theirs.
         try await app.client.delete("/v1/posts/\(post)", token: alice.accessToken).requiring(204, "post deletion")
         #expect(try await notifications(of: alice).json["items"].array.map { $0["kind"].string } == ["comment"])
-        let gone = try await app.client.request(
-            "DELETE", "/v1/me", body: try JSONSerialization.data(withJSONObject: ["password": alice.password]), token: alice.accessToken)
-        #expect(gone.status == 204)
+        #expect(try await app.deleteAccount(of: alice, password: alice.password).status == 204)
         #expect(try await app.count("select count(*) from notifications where recipient_id = \(alice.id)::uuid") == 0)
         #expect(try await app.count("select count(*) from notification_actors where recipient_id = \(alice.id)::uuid") == 0)
     }

@@ -253,6 +253,110 @@ as $$
                     where (b.blocker_id = u.id and b.blocked_id = author) or (b.blocker_id = author and b.blocked_id = u.id))
 $$;
 
+-- Search reads its matches through the full-text index, which a read policy
+-- with a condition keeps it from: PostgreSQL evaluates a query's own
+-- conditions after the policy's unless they are leakproof, and `@@` is not,
+-- so a signed-in user's search scanned every post. The functions that find
+-- matches run with their owner's rights (whose read policy has no condition)
+-- and leave out, themselves, what a block hides from the request's user.
+
+-- Up to `wanted` matches (all of them when null), in no order.
+create function app.posts_matching(query tsquery, wanted integer)
+  returns table (id uuid, created_at timestamptz, like_count integer)
+  language plpgsql
+  stable
+  security definer
+  set search_path = pg_catalog, public, pg_temp
+as $$
+begin
+  return query
+    select p.id, p.created_at, p.like_count from posts p
+    where p.search_vector @@ query
+      and (not app.viewer_in_block() or not app.blocked_with(p.author_id))
+    limit wanted;
+end
+$$;
+revoke execute on function app.posts_matching(tsquery, integer) from public;
+grant execute on function app.posts_matching(tsquery, integer) to chirp_user, chirp_anon;
+
+-- The newest matches, hour by hour (0015), likewise.
+create or replace function app.posts_matching_newest(query tsquery, wanted integer)
+  returns table (id uuid, created_at timestamptz, like_count integer)
+  language plpgsql
+  stable
+  security definer
+  set search_path = pg_catalog, public, pg_temp
+as $$
+declare
+  newest timestamptz;
+  hour integer;
+  probed_day integer;
+  needed integer := wanted;
+  matches integer;
+  returned integer;
+  last_at timestamptz;
+  last_id uuid;
+begin
+  select p.created_at into newest from posts p order by p.created_at desc, p.id desc limit 1;
+  while needed > 0 and newest is not null loop
+    hour := app.hour_number(newest);
+    select count(*) into matches from (
+      select from posts p
+      where p.search_vector @@ query and app.hour_number(p.created_at) = hour
+      limit 4 * needed + 1) m;
+    if matches = 0 then
+      if probed_day is distinct from floor(hour / 24.0) then
+        probed_day := floor(hour / 24.0);
+        if not exists (select from posts p
+                       where p.search_vector @@ query and app.day_number(p.created_at) = probed_day) then
+          hour := probed_day * 24;
+        end if;
+      end if;
+    elsif matches <= 4 * needed then
+      return query
+        select p.id, p.created_at, p.like_count from posts p
+        where p.search_vector @@ query and app.hour_number(p.created_at) = hour
+          and (not app.viewer_in_block() or not app.blocked_with(p.author_id))
+        order by p.created_at desc, p.id desc;
+      get diagnostics returned = row_count;
+      needed := needed - returned;
+    else
+      last_at := null;
+      returned := 0;
+      for id, created_at, like_count in
+        select w.id, w.created_at, w.like_count from (
+          select p.id, p.created_at, p.like_count, p.search_vector, p.author_id from posts p
+          where p.created_at >= to_timestamp(hour * 3600.0) and p.created_at < to_timestamp((hour + 1) * 3600.0)
+          order by p.created_at desc, p.id desc
+          limit 64 * needed) w
+        where w.search_vector @@ query
+          and (not app.viewer_in_block() or not app.blocked_with(w.author_id))
+        limit needed
+      loop
+        return next;
+        last_at := created_at;
+        last_id := id;
+        returned := returned + 1;
+      end loop;
+      if returned < needed then
+        return query
+          select p.id, p.created_at, p.like_count from posts p
+          where p.search_vector @@ query and app.hour_number(p.created_at) = hour
+            and (last_at is null or (p.created_at, p.id) < (last_at, last_id))
+            and (not app.viewer_in_block() or not app.blocked_with(p.author_id))
+          order by p.created_at desc, p.id desc;
+        get diagnostics matches = row_count;
+        returned := returned + matches;
+      end if;
+      needed := needed - returned;
+    end if;
+    select p.created_at into newest from posts p
+    where p.created_at < to_timestamp(hour * 3600.0)
+    order by p.created_at desc, p.id desc limit 1;
+  end loop;
+end
+$$;
+
 -- Blocking and muting are writes their author's next read must see on a replica.
 create trigger blocks_mark_write after insert or delete on blocks
   for each statement execute function app.mark_write();

@@ -5,14 +5,6 @@ begin;
 \ir support/helpers.sql
 select plan(19);
 
--- The plan of one statement, one line per row.
-create function pg_temp.plan_of(sql text) returns setof text
-  language plpgsql as $$
-begin
-  return query execute 'explain (costs off) ' || sql;
-end
-$$;
-
 select pg_temp.add_people('alice', 'bob', 'carol');
 insert into posts (id, author_id, body) values
   ('00000000-0000-4000-b000-0000000000a1', '00000000-0000-4000-a000-00000000000a', 'alice''s post');

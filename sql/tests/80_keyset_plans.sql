@@ -6,14 +6,6 @@ begin;
 \ir support/helpers.sql
 select plan(36);
 
--- The plan of one statement, one line per row.
-create function pg_temp.plan_of(sql text, options text default 'costs off') returns setof text
-  language plpgsql as $$
-begin
-  return query execute 'explain (' || options || ') ' || sql;
-end
-$$;
-
 -- True when the plan scans the named index with every condition in the
 -- index (no Filter), and neither sorts nor seq-scans.
 create function pg_temp.scans_only(sql text, index_name text) returns boolean

@@ -52,9 +52,10 @@ struct NotificationRoutes: Sendable {
         return .empty(204)
     }
 
-    /// The position `upTo` names, nil for everything; an empty body is everything too.
+    /// The position `upTo` names, nil for everything; an empty body (whatever its declared
+    /// type) is everything too.
     private static func upTo(in request: HTTPRequest, scope: String, cursors: CursorCodec) throws -> KeysetPosition? {
-        if request.body.isEmpty && request.headers["Content-Type"] == nil { return nil }
+        if request.body.isEmpty { return nil }
         let body = try JSONBody(request, allowed: ["upTo"])
         guard let text = try body.optionalString("upTo") else { return nil }
         let cursor = try ListCursor.decode(text, with: cursors, scope: scope)

@@ -72,6 +72,9 @@ package enum SearchQueries {
     /// `estimate` is the planner's estimate of the term's matches when the service still has
     /// one (`SearchEstimates`); without it the statement asks `app.planned_rows`, and returns the
     /// estimate it used, for the service to keep.
+    /// Matches read through the index come from `app.posts_matching` and
+    /// `app.posts_matching_newest`, which leave out what a block hides from the viewer: read as
+    /// the viewer, the read policy's condition would keep `@@` out of the index (0028).
     package static func posts(
         matching term: SearchTerm, order: PostSearchOrder, page: OffsetPage, commonFrom: Int, estimate: Int? = nil
     ) -> PostgresRead<PostSearchPage> {
@@ -83,9 +86,8 @@ package enum SearchQueries {
             ), estimate as materialized (
                 select coalesce(\(estimate)::int8, app.planned_rows(\(EstimatedMatches.posts), array[(select q from query)::text])) as n
             ), few as materialized (
-                select p.id, p.created_at, p.like_count from posts p
-                where (select n from estimate) < \(commonFrom) and p.search_vector @@ (select q from query)
-                limit \(commonFrom)
+                select m.id, m.created_at, m.like_count from app.posts_matching((select q from query), \(commonFrom)) m
+                where (select n from estimate) < \(commonFrom)
             ), few_complete as materialized (
                 select (select n from estimate) < \(commonFrom) and (select count(*) from few) < \(commonFrom) as yes
             ), walked as materialized (
@@ -217,7 +219,7 @@ extension PostgresQuery.StringInterpolation {
             appendInterpolation(last)
             appendLiteral(")")
         case .top:
-            appendLiteral("(select p.id, p.created_at, p.like_count from posts p where p.search_vector @@ (select q from query) offset 0)")
+            appendLiteral("app.posts_matching((select q from query), null)")
         }
     }
 }

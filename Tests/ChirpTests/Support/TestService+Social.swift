@@ -53,6 +53,12 @@ extension TestService {
             .requiring(200, "follow by \(follower.username)")
     }
 
+    /// `DELETE /v1/me` as `user`, with `password`.
+    func deleteAccount(of user: TestUser, password: String) async throws -> TestClient.Response {
+        try await client.request(
+            "DELETE", "/v1/me", body: try JSONSerialization.data(withJSONObject: ["password": password]), token: user.accessToken)
+    }
+
     /// Changes `user`'s profile fields (`displayName`, `bio`).
     func updateProfile(_ fields: [String: Any], of user: TestUser) async throws {
         try await client.patch("/v1/me", json: fields, token: user.accessToken).requiring(200, "profile update by \(user.username)")

@@ -14,6 +14,14 @@ begin
 end
 $$;
 
+-- The plan of one statement, one line per row.
+create function pg_temp.plan_of(sql text, options text default 'costs off') returns setof text
+  language plpgsql as $$
+begin
+  return query execute 'explain (' || options || ') ' || sql;
+end
+$$;
+
 -- Rows changed by one statement.
 create function pg_temp.affected(sql text) returns integer
   language plpgsql as $$
