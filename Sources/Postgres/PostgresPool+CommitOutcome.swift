@@ -51,8 +51,10 @@ extension PostgresPool {
         var status: String?
         var lastError: (any Error)?
         // A backend whose client is gone may still be finishing the transaction (or waiting to
-        // be told its client left): ask again, a little later each time, for about a second.
-        for pause in [0, 50, 100, 200, 300, 400] {
+        // be told its client left): ask again, a little later each time, for about three
+        // seconds. A write under a busy machine's load took more than one to finish its
+        // triggers and commit after its client left.
+        for pause in [0, 50, 100, 200, 300, 400, 500, 700, 800] {
             try? await Task.sleep(for: .milliseconds(pause))
             do {
                 status = try await withSession { session in
