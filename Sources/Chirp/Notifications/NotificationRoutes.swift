@@ -57,9 +57,6 @@ struct NotificationRoutes: Sendable {
     private static func upTo(in request: HTTPRequest, scope: String, cursors: CursorCodec) throws -> KeysetPosition? {
         if request.body.isEmpty { return nil }
         let body = try JSONBody(request, allowed: ["upTo"])
-        guard let text = try body.optionalString("upTo") else { return nil }
-        let cursor = try ListCursor.decode(text, with: cursors, scope: scope)
-        guard cursor.floor == nil else { throw CursorCodec.invalid }
-        return cursor.position
+        return try body.optionalString("upTo").map { try KeysetRequest.position(of: $0, scope: scope, cursors: cursors) }
     }
 }

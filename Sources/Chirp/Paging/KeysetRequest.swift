@@ -13,12 +13,15 @@ struct KeysetRequest {
     init(_ request: HTTPRequest, scope: String, cursors: CursorCodec) throws {
         limit = try PageSize.parse(request)
         self.scope = scope
-        if let text = request.query["cursor"] {
-            let cursor = try ListCursor.decode(text, with: cursors, scope: scope)
-            // These lists never issue a cursor with a floor: one that has it was not made here.
-            guard cursor.floor == nil else { throw CursorCodec.invalid }
-            after = cursor.position
-        }
+        after = try request.query["cursor"].map { try Self.position(of: $0, scope: scope, cursors: cursors) }
+    }
+
+    /// The position a cursor of a one-way list names. These lists never issue a cursor with a
+    /// floor: one that has it was not made here.
+    static func position(of text: String, scope: String, cursors: CursorCodec) throws -> KeysetPosition {
+        let cursor = try ListCursor.decode(text, with: cursors, scope: scope)
+        guard cursor.floor == nil else { throw CursorCodec.invalid }
+        return cursor.position
     }
 
     /// Rows to fetch: one more than the page, to know whether more exist.
