@@ -132,7 +132,9 @@ import Testing
     /// theirs, the walk stops at its bound and the probes take over. The feed is exact either way.
     @Test func manyPulledAuthorsAreMergedByOneWalkOrByProbes() async throws {
         let (viewer, pushed, stranger, cut) = try await app.signUp("viewer", "pushed", "stranger", "cut")
-        let authors = TimelineQueries.walkFrom + 4
+        // `walk_from` and `walk_rows_per_author` of `app.home_feed` (0029).
+        let (walkFrom, walkRowsPerAuthor) = (8, 4)
+        let authors = walkFrom + 4
         try await app.database.execute("""
             insert into users (username) select 'pulled_' || i from generate_series(1, \(authors)) i
             union all select 'fan_' || i from generate_series(1, 2) i
@@ -157,7 +159,7 @@ import Testing
         let viewerID = try #require(PostgresUUID(canonical: viewer.id))
         let query = TimelineQueries.page(of: .home(viewer: viewerID), below: .top, above: .bottom, limit: limit).query
         let identity = PostgresIdentity.user(viewerID).adding(TimelineQueries.homeSettings)
-        let walked = try await app.planReads(of: query, as: identity)
+        let walked = try await app.statementReads(of: query, as: identity)
         // The walk reads down to the page's last pulled post; only the viewer's own posts are
         // read by author.
         #expect((walked.rows["posts_created_at_id_idx"] ?? 0) <= limit, "\(walked)")
@@ -174,8 +176,8 @@ import Testing
             select \(stranger.id)::uuid, 'stranger ' || i, now() - i * interval '1 second' from generate_series(1, 200) i
             """)
         try await expectExactFeed(of: viewer, "pulled posts behind a stranger's")
-        let probed = try await app.planReads(of: query, as: identity)
-        let bound = authors * TimelineQueries.walkRowsPerAuthor + limit
+        let probed = try await app.statementReads(of: query, as: identity)
+        let bound = authors * walkRowsPerAuthor + limit
         #expect(probed.rows["posts_created_at_id_idx"] == bound, "\(probed)")
         #expect((probed.rows["posts_author_created_at_id_idx"] ?? 0) >= limit, "\(probed)")
     }
@@ -201,12 +203,14 @@ import Testing
         let limit = PageSize.defaultSize + 1
         let viewerID = try #require(PostgresUUID(canonical: viewer.id))
         let query = TimelineQueries.page(of: .home(viewer: viewerID), below: .top, above: .bottom, limit: limit).query
-        let reads = try await app.planReads(of: query, as: PostgresIdentity.user(viewerID).adding(TimelineQueries.homeSettings))
+        let reads = try await app.statementReads(of: query, as: PostgresIdentity.user(viewerID).adding(TimelineQueries.homeSettings))
         // A page of timeline rows, a page of the one pulled author's posts (and of the viewer's
         // own), the page's posts and authors by key; no merge over the 300 followed authors.
         #expect((reads.rows["home_timeline_pkey"] ?? 0) <= limit, "\(reads)")
         #expect((reads.rows["posts_author_created_at_id_idx"] ?? 0) <= 2 * limit, "\(reads)")
-        #expect(reads.rows.values.reduce(0, +) <= 8 * limit, "\(reads)")
+        // The authors' key is left out: the counter triggers updated each author's row 20 times,
+        // and the entries of those dead versions count as read until a vacuum.
+        #expect(reads.rows.filter { $0.key != "users_pkey" }.values.reduce(0, +) <= 8 * limit, "\(reads)")
         #expect(reads.sequentialScans == 0, "\(reads)")
     }
 }

@@ -155,7 +155,8 @@ $$, array[
   'chirp_user app.require_session(uuid)',
   'chirp_anon app.viewer_in_block()', 'chirp_anon app.user_hidden_by_block(uuid)',
   'chirp_user app.viewer_in_block()', 'chirp_user app.user_hidden_by_block(uuid)', 'chirp_user app.blocked_with(uuid)',
-  'chirp_user app.post_author(uuid)', 'chirp_user app.comment_author(uuid)', 'chirp_user app.post_hidden_by_block(uuid)'
+  'chirp_user app.post_author(uuid)', 'chirp_user app.comment_author(uuid)', 'chirp_user app.post_hidden_by_block(uuid)',
+  'chirp_user app.home_feed(timestamp with time zone,uuid,timestamp with time zone,uuid,integer)'
 ], 'the login and request roles may call exactly the functions the service calls');
 
 -- The counter, timeline and notification triggers update as chirp_owner, whose
