@@ -34,12 +34,24 @@ import Testing
         return try result.rows.map { try $0.decode(UUID.self, at: 0).uuidString.lowercased() }
     }
 
+    /// Walked as the viewer is read, and again while they mute a stranger: `app.home_feed` reads
+    /// a viewer who mutes anyone (or follows many authors past the horizon) with its whole
+    /// statement, and most viewers with its short one; both must give the feed.
     private func expectExactFeed(of viewer: TestUser, _ moment: String) async throws {
         let expected = try await expectedFeed(of: viewer)
         for limit in [1, 2, 5, 50] {
             let walked = try await app.walk("/v1/feed", limit: limit, token: viewer.accessToken).items.ids
             #expect(walked == expected, "\(moment), pages of \(limit)")
         }
+        try await app.database.execute("""
+            with stranger as (insert into users (username) values ('stranger_' || left(md5(random()::text), 8)) returning id)
+            insert into mutes (muter_id, muted_id) select \(viewer.id)::uuid, id from stranger
+            """)
+        for limit in [1, 5] {
+            let walked = try await app.walk("/v1/feed", limit: limit, token: viewer.accessToken).items.ids
+            #expect(walked == expected, "\(moment), muting a stranger, pages of \(limit)")
+        }
+        try await app.database.execute("delete from mutes where muter_id = \(viewer.id)::uuid")
     }
 
     /// Posts written as superuser, `ago` before now, one second apart: past the API, so that

@@ -1,10 +1,10 @@
 /// The condition that hides the posts of the users a signed-in viewer muted, for the lists a
-/// mute applies to: the home feed, the global timeline and explore. A mute is the viewer's
-/// preference, not an authorization, so the statements of those lists carry it rather than a
-/// policy. Whether the viewer muted anyone is asked once per statement (an init plan), so
-/// users without mutes pay no probe per row; a muter pays one probe of `mutes_pkey` per row.
-/// Anonymous callers have no mutes, and their statements leave it out (they may not read
-/// `mutes`).
+/// mute applies to: the global timeline and explore (the home feed's is in `app.home_feed`).
+/// A mute is the viewer's preference, not an authorization, so the statements of those lists
+/// carry it rather than a policy. Whether the viewer muted anyone is asked once per statement
+/// (an init plan), so users without mutes pay no probe per row; a muter pays one probe of
+/// `mutes_pkey` per row. Anonymous callers have no mutes, and their statements leave it out
+/// (they may not read `mutes`).
 enum MuteFilter {
     /// ` and …` for a statement whose post's author is `author`, a column name of the
     /// statement's own; empty without a viewer.
