@@ -8,11 +8,10 @@ extension TestService {
     /// scanned at all, and how many sequential scans ran. As superuser, so that a test can
     /// look at any role's plan.
     func planReads(of query: PostgresQuery, as identity: PostgresIdentity) async throws -> PlanReads {
-        let literals = query.bindings.map { $0.map { "'" + $0.replacingOccurrences(of: "'", with: "''") + "'" } ?? "null" }
         let plan = try await database.adminPool.withTransaction(as: identity, readOnly: true) { transaction in
             try await transaction.execute(PostgresQuery(sql: "prepare read_plan as " + query.sql))
             let plan = try await transaction.execute(PostgresQuery(
-                sql: "explain (analyze, timing off, format json) execute read_plan(\(literals.joined(separator: ", ")))"
+                sql: "explain (analyze, timing off, format json) execute read_plan(\(query.literalArguments))"
             ).value(PostgresJSON.self))
             try await transaction.execute(PostgresQuery(sql: "deallocate read_plan"))
             return plan
@@ -29,47 +28,50 @@ extension TestService {
 extension TestService {
     /// What `query` reads, counted by the server rather than read from its plan, so that the
     /// statements of the functions it calls count too (`app.home_feed`): the entries each index
-    /// returned (`pg_stat_get_xact_tuples_returned` of each index) and the tables whose
-    /// sequential scans read a row, in a transaction as `identity`, the second time it runs there. Index entries returned
-    /// include those a filter then dropped, and those of dead row versions not yet vacuumed,
-    /// which a plan's rows do not.
+    /// returned (`pg_stat_get_xact_tuples_returned`) and the tables whose sequential scans read
+    /// a row, the second time it runs in a transaction as `identity` (the first plans it, and
+    /// planning reads the ends of indexes to estimate joins, once per connection in the
+    /// service). Index entries returned include those a filter then dropped, and those of dead
+    /// row versions not yet vacuumed, which a plan's rows do not.
     func statementReads(of query: PostgresQuery, as identity: PostgresIdentity) async throws -> PlanReads {
         // The counters hold this backend's counts not yet sent to the statistics, from earlier
         // transactions too: what `query` read is the difference across it.
         let counters = PostgresQuery(sql: """
-            select c.relname::text, pg_catalog.pg_stat_get_xact_tuples_returned(c.oid), pg_catalog.pg_stat_get_xact_numscans(c.oid)
+            select c.relname::text, c.relkind = 'i', pg_catalog.pg_stat_get_xact_tuples_returned(c.oid),
+                   pg_catalog.pg_stat_get_xact_numscans(c.oid)
             from pg_catalog.pg_class c
             where c.relnamespace = 'public'::regnamespace and c.relkind in ('i', 'r')
-            """).rows { try $0.decode((String, Int64, Int64).self) }
-        let literals = query.bindings.map { $0.map { "'" + $0.replacingOccurrences(of: "'", with: "''") + "'" } ?? "null" }
-        let execute = PostgresQuery(sql: "execute read_statement(\(literals.joined(separator: ", ")))")
-        return try await database.adminPool.withTransaction(as: identity, readOnly: true) { transaction in
-            // Prepared, and run once to plan it: planning reads the ends of indexes to estimate
-            // joins, which the service pays once per connection, not per request.
+            """).rows { try $0.decode((String, Bool, Int64, Int64).self) }
+        let execute = PostgresQuery(sql: "execute read_statement(\(query.literalArguments))")
+        let (before, after) = try await database.adminPool.withTransaction(as: identity, readOnly: true) { transaction in
             _ = try await transaction.execute(PostgresQuery(sql: "prepare read_statement as " + query.sql))
             _ = try await transaction.execute(execute)
             let before = try await transaction.execute(counters)
             _ = try await transaction.execute(execute)
             let after = try await transaction.execute(counters)
             _ = try await transaction.execute(PostgresQuery(sql: "deallocate read_statement"))
-            let kinds = try await transaction.execute(PostgresQuery(sql: """
-                select c.relname::text from pg_catalog.pg_class c where c.relnamespace = 'public'::regnamespace and c.relkind = 'i'
-                """).rows { try $0.decode(String.self, at: 0) })
-            let indexes = Set(kinds)
-            var start: [String: (Int64, Int64)] = [:]
-            for (name, returned, scans) in before { start[name] = (returned, scans) }
-            var reads = PlanReads()
-            for (name, returned, scans) in after {
-                let (returnedBefore, scansBefore) = start[name] ?? (0, 0)
-                if indexes.contains(name) {
-                    if returned > returnedBefore { reads.rows[name] = Int(returned - returnedBefore) }
-                } else if scans > scansBefore, returned > returnedBefore {
-                    // A table's tuples returned are those its sequential scans read.
-                    reads.sequentialScans += 1
-                }
-            }
-            return reads
+            return (before, after)
         }
+        var start: [String: (returned: Int64, scans: Int64)] = [:]
+        for (name, _, returned, scans) in before { start[name] = (returned, scans) }
+        var reads = PlanReads()
+        for (name, isIndex, returned, scans) in after {
+            let (returnedBefore, scansBefore) = start[name] ?? (0, 0)
+            if isIndex, returned > returnedBefore {
+                reads.rows[name] = Int(returned - returnedBefore)
+            } else if !isIndex, scans > scansBefore, returned > returnedBefore {
+                // A table's tuples returned are those its sequential scans read.
+                reads.sequentialScans += 1
+            }
+        }
+        return reads
+    }
+}
+
+extension PostgresQuery {
+    /// The bound values as SQL literals, for `execute name(…)` of this statement prepared.
+    fileprivate var literalArguments: String {
+        bindings.map { $0.map { "'" + $0.replacingOccurrences(of: "'", with: "''") + "'" } ?? "null" }.joined(separator: ", ")
     }
 }
 
