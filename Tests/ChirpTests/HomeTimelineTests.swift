@@ -144,7 +144,7 @@ import Testing
     /// theirs, the walk stops at its bound and the probes take over. The feed is exact either way.
     @Test func manyPulledAuthorsAreMergedByOneWalkOrByProbes() async throws {
         let (viewer, pushed, stranger, cut) = try await app.signUp("viewer", "pushed", "stranger", "cut")
-        // `walk_from` and `walk_rows_per_author` of `app.home_feed` (0029).
+        // `walk_from` and `walk_rows_per_author` of `app.home_feed` (0029, 0030).
         let (walkFrom, walkRowsPerAuthor) = (8, 4)
         let authors = walkFrom + 4
         try await app.database.execute("""
