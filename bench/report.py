@@ -354,6 +354,11 @@ def growth_section(results):
     pages = (" A first comments page of the workloads' posts held %s comments on average (a page holds 20): the seed "
              "comments its most commented posts less at smaller sizes, so the comments row, and every ratio to it, "
              "compares smaller pages there." % listing(page_rows)) if page_rows else ""
+    full_pages = ["the first %d at %s" % (run["comment_page_posts"], size) for size, run in runs.items()
+                  if "comment_page_posts" in run]
+    if full_pages:
+        pages += (" The comments page is read on the workloads' posts whose first page is full (%s), so it is a "
+                  "page of 20 at every size." % listing(full_pages))
     header = ["read"] + ["req/s at %s" % size for size in sizes] + ["%s over %s" % (largest, smallest), "met (≥ %g)" % least]
     return [["## Growth: the reads at every size", "",
              paragraph("Each read at %s, seeded the same way, in separate runs (`BENCH_GROWTH=1 BENCH_SIZE=… bench/run`): "
@@ -373,6 +378,11 @@ def tail_section(results):
                             + "".join(" `%s` runs after them all, when %s posts without the word lie above its newest match."
                                       % (name, format(value["posts_above_match"], ","))
                                       for name, value in sorted(tail.items()) if "posts_above_match" in value))]
+    if "comment_page_posts" in results:
+        notes += ([] if notes else [""]) + [bullet(
+            "Each workload's turns follow an untimed second of it (the connections' first statements and plans). The "
+            "comments page is read on the first %d of the workloads' posts, each with a full first page of 20."
+            % results["comment_page_posts"])]
     return [["## The graph's tail, in turns with the comments page", ""]
             + table(header, [tail_row(results, names, tail) for names in tail_rows(tail)]) + notes]
 
