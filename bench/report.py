@@ -350,6 +350,8 @@ def growth_section(results):
         for size, run in runs.items()])
     ceilings = listing(["%.0f tps at %s" % (run["comments"]["ceiling_tps"], size)
                         for size, run in runs.items() if "comments" in run])
+    # `/healthz` touches no database: its rate in each run gauges how fast the machine ran then.
+    gauges = listing(["%.0f req/s at %s" % (run["healthz"]["rps"], size) for size, run in runs.items() if "healthz" in run])
     page_rows = ["%g at %s" % (run["comments_page_rows"], size) for size, run in runs.items() if "comments_page_rows" in run]
     pages = (" A first comments page of the workloads' posts held %s comments on average (a page holds 20): the seed "
              "comments its most commented posts less at smaller sizes, so the comments row, and every ratio to it, "
@@ -364,7 +366,7 @@ def growth_section(results):
              paragraph("Each read at %s, seeded the same way, in separate runs (`BENCH_GROWTH=1 BENCH_SIZE=… bench/run`): "
                        "req/s, and the largest size's over the smallest's. Separate runs also differ in how fast the "
                        "machine ran; the database alone, running a post's comments page (pgbench, the same statements), "
-                       "did %s.%s" % (described, ceilings, pages)), ""]
+                       "did %s, and the service's `/healthz`, which reads no database, %s.%s" % (described, ceilings, gauges, pages)), ""]
             + table(header, rows)]
 
 def tail_section(results):
