@@ -5,7 +5,7 @@
 -- ...0d, whom alice does not follow.
 begin;
 \ir support/helpers.sql
-select plan(10);
+select plan(11);
 
 select pg_temp.add_people('alice', 'bob', 'carol', 'dave', 'erin');
 insert into follows (follower_id, followee_id) values
@@ -54,6 +54,8 @@ select is(pg_temp.feed_of('00000000-0000-4000-a000-00000000000a', 3), '{bob,alic
   'a page across the retention horizon continues below it with what is left of the page');
 select is(pg_temp.feed_of('00000000-0000-4000-a000-00000000000a', 20, now() - interval '55 days'), '{"bob, long ago"}',
   'a page that starts below the horizon reads only below it');
+select is(pg_temp.feed_of('00000000-0000-4000-a000-00000000000a', 20, 'infinity', now() - interval '200 seconds'), '{bob}',
+  'a refresh newer than a post above the horizon reads nothing below it');
 
 -- The function reads mutes as their owner, and the owner reads only the
 -- mutes of the transaction's user.
