@@ -176,6 +176,8 @@ import Testing
         // read by author.
         #expect((walked.rows["posts_created_at_id_idx"] ?? 0) <= limit, "\(walked)")
         #expect((walked.rows["posts_author_created_at_id_idx"] ?? 0) == 0, "\(walked)")
+        // And the page is joined by key: no table read whole (`TimelineQueries.homeSettings`).
+        #expect(walked.sequentialScans == 0, "\(walked)")
 
         // A cut backfill beside the walk: its posts before `timeline_from` are still probed.
         try await backdatedPosts(4, by: cut, ago: "30 minutes")

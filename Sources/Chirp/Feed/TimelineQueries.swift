@@ -8,7 +8,14 @@ package enum TimelineQueries {
     /// statement that joins the page, planned once per connection like the statements of
     /// `app.home_feed` (which sets its own): planning it for each request would cost more than
     /// running it, and would read the ends of the `users` and `posts` keys to estimate the join.
-    package static let homeSettings: [PostgresIdentity.Setting] = [.init("plan_cache_mode", "force_generic_plan")]
+    /// And only nested loops over index scans: that plan is made once, and on a young database's
+    /// small tables the planner found it cheaper to read every user and each one's posts by
+    /// author and hash the page against them, a plan kept for the connection's life while the
+    /// tables grow.
+    package static let homeSettings: [PostgresIdentity.Setting] = [
+        .init("plan_cache_mode", "force_generic_plan"), .init("enable_seqscan", "off"),
+        .init("enable_hashjoin", "off"), .init("enable_mergejoin", "off"),
+    ]
 
     /// Posts of `source` strictly between two positions, newest first, `limit` of them.
     package static func page(of source: TimelineSource, below upper: KeysetPosition, above floor: KeysetPosition, limit: Int) -> PostgresRead<[Post]> {
