@@ -140,12 +140,14 @@ import Testing
     }
 
     /// A viewer who follows many pulled authors: a page of their posts among the newest comes
-    /// from one walk of the newest posts, not a probe per author; when strangers' posts bury
-    /// theirs, the walk stops at its bound and the probes take over. The feed is exact either way.
+    /// from one walk of the pulled authors' posts (`pulled_posts`), not a probe per author;
+    /// others' posts are not in its way, but when a pulled author the viewer does not follow
+    /// buries theirs, the walk stops at its bound and the probes take over. The feed is exact
+    /// either way.
     @Test func manyPulledAuthorsAreMergedByOneWalkOrByProbes() async throws {
         let (viewer, pushed, stranger, cut) = try await app.signUp("viewer", "pushed", "stranger", "cut")
-        // `walk_from` and `walk_rows_per_author` of `app.home_feed` (0029, 0030).
-        let (walkFrom, walkRowsPerAuthor) = (8, 4)
+        // `walk_from` and `walk_rows_per_author` of `app.home_feed` (0031).
+        let (walkFrom, walkRowsPerAuthor) = (8, 16)
         let authors = walkFrom + 4
         try await app.database.execute("""
             insert into users (username) select 'pulled_' || i from generate_series(1, \(authors)) i
@@ -173,9 +175,10 @@ import Testing
         let identity = PostgresIdentity.user(viewerID).adding(TimelineQueries.homeSettings)
         let walked = try await app.statementReads(of: query, as: identity)
         // The walk reads down to the page's last pulled post; only the viewer's own posts are
-        // read by author.
-        #expect((walked.rows["posts_created_at_id_idx"] ?? 0) <= limit, "\(walked)")
+        // read by author, and no post in time order.
+        #expect((walked.rows["pulled_posts_pkey"] ?? 0) <= limit, "\(walked)")
         #expect((walked.rows["posts_author_created_at_id_idx"] ?? 0) == 0, "\(walked)")
+        #expect((walked.rows["posts_created_at_id_idx"] ?? 0) == 0, "\(walked)")
         // And the page is joined by key: no table read whole (`TimelineQueries.homeSettings`).
         #expect(walked.sequentialScans == 0, "\(walked)")
 
@@ -184,15 +187,25 @@ import Testing
         try await app.follow(cut, by: viewer)
         try await expectExactFeed(of: viewer, "a cut follow beside the walk")
 
-        // 200 newer posts by a stranger: the walk stops at its bound, the probes find the page.
+        // 500 newer posts by a stranger the viewer does not follow: the walk passes over none.
         try await app.database.execute("""
             insert into posts (author_id, body, created_at)
-            select \(stranger.id)::uuid, 'stranger ' || i, now() - i * interval '1 second' from generate_series(1, 200) i
+            select \(stranger.id)::uuid, 'stranger ' || i, now() - i * interval '1 second' from generate_series(1, 500) i
             """)
         try await expectExactFeed(of: viewer, "pulled posts behind a stranger's")
+        let passed = try await app.statementReads(of: query, as: identity)
+        #expect((passed.rows["pulled_posts_pkey"] ?? 0) <= limit, "\(passed)")
+        // The stranger becomes a pulled author and posts 500 more: the walk stops at its bound,
+        // the probes find the page.
+        for fan in try await app.signUp("fan", count: 3) { try await app.follow(stranger, by: fan) }
+        try await app.database.execute("""
+            insert into posts (author_id, body, created_at)
+            select \(stranger.id)::uuid, 'pulled stranger ' || i, now() - i * interval '1 millisecond' from generate_series(1, 500) i
+            """)
+        try await expectExactFeed(of: viewer, "pulled posts behind a pulled stranger's")
         let probed = try await app.statementReads(of: query, as: identity)
         let bound = authors * walkRowsPerAuthor + limit
-        #expect(probed.rows["posts_created_at_id_idx"] == bound, "\(probed)")
+        #expect(probed.rows["pulled_posts_pkey"] == bound, "\(probed)")
         #expect((probed.rows["posts_author_created_at_id_idx"] ?? 0) >= limit, "\(probed)")
     }
 

@@ -101,6 +101,17 @@ import Testing
             select not exists (select * from expected except select * from actual)
                and not exists (select * from actual except select * from expected)
             """, as: Bool.self))
+        // And the pulled authors' posts within retention, once each, for the feed's walk.
+        #expect(try await database.scalar("""
+            with expected as (
+                select p.created_at, p.id, p.author_id
+                from posts p join home_timeline_pulled u on u.author_id = p.author_id
+                where p.created_at >= app.expired_before('home_timeline')
+            ), actual as (select created_at, post_id, author_id from pulled_posts)
+            select not exists (select * from expected except select * from actual)
+               and not exists (select * from actual except select * from expected)
+               and exists (select from actual)
+            """, as: Bool.self))
     }
 
     @Test func notificationsAreSeededAsTheTriggersWouldHaveWrittenThem() async throws {

@@ -11,7 +11,7 @@ select is(
         order by 1),
   array['blocks', 'comments', 'credentials', 'explore_ranks', 'explore_snapshots', 'follows',
         'home_timeline', 'home_timeline_pulled', 'idempotency_keys', 'likes', 'mutes', 'notification_actors',
-        'notification_reads', 'notifications', 'posts',
+        'notification_reads', 'notifications', 'posts', 'pulled_posts',
         'rate_limit_hits', 'refresh_tokens', 'users', 'write_marks'],
   'public holds exactly the Chirp tables');
 

@@ -1,11 +1,12 @@
--- home_timeline (0012): what the triggers write on post, follow, unfollow and
--- delete, the threshold crossings both ways, retention, and who may read it.
+-- home_timeline (0012) and pulled_posts (0031): what the triggers write on
+-- post, follow, unfollow and delete, the threshold crossings both ways,
+-- retention, and who may read them.
 -- The threshold is 3 followers and a backfill 2 posts here. Fixtures: alice
 -- ...0a, bob ...0b (the author), carol ...0c and dave ...0d (his followers),
 -- erin ...0e.
 begin;
 \ir support/helpers.sql
-select plan(20);
+select plan(26);
 
 create or replace function app.home_timeline_threshold() returns integer
   language sql stable set search_path = pg_catalog, pg_temp as $$ select 3 $$;
@@ -24,6 +25,14 @@ create function pg_temp.rows_of(who uuid) returns text[]
   language sql as $$
   select coalesce(array_agg(p.body order by h.created_at, h.post_id), '{}')
   from home_timeline h join posts p on p.id = h.post_id where h.user_id = who
+$$;
+
+-- The posts the walk would read, by body (in order of body: posts written in
+-- this transaction share their time).
+create function pg_temp.pulled_rows() returns text[]
+  language sql as $$
+  select coalesce(array_agg(p.body order by p.body), '{}')
+  from pulled_posts q join posts p on p.id = q.post_id
 $$;
 
 -- A post of bob's, by its body.
@@ -65,6 +74,8 @@ select pg_temp.act_as('chirp_anon');
 select throws_ok($$ select count(*) from home_timeline $$, '42501', null, 'anonymous requests read no timeline');
 select pg_temp.act_as('chirp_signin');
 select throws_ok($$ select count(*) from home_timeline_pulled $$, '42501', null, 'nor which authors are pulled');
+select pg_temp.act_as('chirp_user', '00000000-0000-4000-a000-00000000000c');
+select throws_ok($$ select count(*) from pulled_posts $$, '42501', null, 'nor their posts, which only the feed function reads');
 
 -- Deleting a post and unfollowing remove their rows.
 select pg_temp.act_as('chirp_user', '00000000-0000-4000-a000-00000000000b');
@@ -91,6 +102,14 @@ select ok(exists (select from home_timeline_pulled where author_id = '00000000-0
   'the author is pulled from then on');
 select is(array(select distinct timeline_from from follows where followee_id = '00000000-0000-4000-a000-00000000000b'),
   array['infinity'::timestamptz], 'and every follow of theirs is read at read time');
+select is(pg_temp.pulled_rows(), '{five,six,three,two}',
+  'the crossing records the author''s posts within retention for the walk, this one too');
+select pg_temp.act_as('chirp_user', '00000000-0000-4000-a000-00000000000b');
+insert into posts (author_id, body) values ('00000000-0000-4000-a000-00000000000b', 'six and a half');
+delete from posts where body = 'two';
+reset role;
+select is(pg_temp.pulled_rows(), '{five,six,"six and a half",three}',
+  'a pulled author''s post adds its row, a deleted one takes its row away');
 select pg_temp.act_as('chirp_user', '00000000-0000-4000-a000-00000000000a');
 insert into follows (follower_id, followee_id) values
   ('00000000-0000-4000-a000-00000000000a', '00000000-0000-4000-a000-00000000000b');
@@ -115,6 +134,7 @@ select ok(not exists (select from home_timeline_pulled where author_id = '000000
 select ok((select bool_and(timeline_from > now() and timeline_from < 'infinity') from follows
            where followee_id = '00000000-0000-4000-a000-00000000000b'),
   'and every follow is read at read time up to the moment of the crossing');
+select is(pg_temp.pulled_rows(), '{}', 'and no row of theirs is left to walk');
 
 -- Retention.
 insert into home_timeline (user_id, created_at, post_id, author_id) values
@@ -124,6 +144,12 @@ select cmp_ok(app.purge_expired(), '>=', 1, 'the purge removes rows older than r
 reset role;
 select is((select count(*)::integer from home_timeline where created_at < app.expired_before('home_timeline')), 0,
   'none is left');
+insert into pulled_posts (created_at, post_id, author_id) values
+  (now() - interval '31 days', '00000000-0000-4000-b000-0000000000b1', '00000000-0000-4000-a000-00000000000b');
+select pg_temp.act_as('chirp_signin');
+select is(app.purge_expired(), 1, 'the purge removes pulled posts older than retention');
+reset role;
+select is((select count(*)::integer from pulled_posts), 0, 'and only those');
 
 select * from finish();
 rollback;

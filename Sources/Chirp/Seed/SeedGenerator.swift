@@ -219,10 +219,10 @@ public struct SeedGenerator: Sendable {
                 left join (select follower_id, count(*) as n from follows group by follower_id) fg on fg.follower_id = v.id
                 where u.id = v.id
                 """),
-            // Home timelines as the triggers of 0012 would have left them had every post been
-            // written after the follows: authors at or above the threshold pulled from the
-            // start, every other author's posts within retention pushed to each follower. In
-            // key order, so the primary key grows at its right edge.
+            // Home timelines as the triggers of 0012 and 0031 would have left them had every
+            // post been written after the follows: authors at or above the threshold pulled from
+            // the start (their posts within retention in pulled_posts), every other author's
+            // pushed to each follower. In key order, so the primary keys grow at their right edge.
             ("pulled authors", """
                 insert into home_timeline_pulled (author_id, since)
                 select id, '-infinity' from users where follower_count >= app.home_timeline_threshold()
@@ -238,6 +238,13 @@ public struct SeedGenerator: Sendable {
                 where p.created_at >= app.expired_before('home_timeline')
                   and not exists (select from home_timeline_pulled u where u.author_id = p.author_id)
                 order by 1, 2, 3
+                """),
+            ("pulled posts", """
+                insert into pulled_posts (created_at, post_id, author_id)
+                select p.created_at, p.id, p.author_id
+                from posts p join home_timeline_pulled u on u.author_id = p.author_id
+                where p.created_at >= app.expired_before('home_timeline')
+                order by 1, 2
                 """),
         ] + notificationSteps
     }
