@@ -1,6 +1,6 @@
 -- The review checklist, as queries over the catalog.
 begin;
-select plan(33);
+select plan(34);
 
 -- schema_migrations belongs to the migrator, not to this schema: it is left
 -- out of the checks below and must only be out of the app roles' reach.
@@ -231,6 +231,26 @@ select ok(has_function_privilege('chirp_user', 'app.user_id()', 'execute')
 
 select is((select provolatile::text from pg_proc where oid = 'app.user_id()'::regprocedure),
   's', 'app.user_id() is stable');
+
+-- The helpers every request's policies, triggers and feed call are inlined
+-- into the calling statement (0032), not called: a call of one with a pinned
+-- search_path costs a function call that sets and restores it.
+create function pg_temp.plan_of(query text) returns text language plpgsql as $$
+declare
+  line text;
+  plan text := '';
+begin
+  for line in execute 'explain (verbose, costs off) ' || query loop
+    plan := plan || line || E'\n';
+  end loop;
+  return plan;
+end
+$$;
+select doesnt_match(
+  pg_temp.plan_of($$select app.user_id(), app.expired_before('home_timeline'), app.signing_up(),
+    app.home_timeline_threshold(), app.home_timeline_backfill()$$),
+  'app\.[a-z_]+\(',
+  'the planner inlines the helpers every request calls');
 
 -- Policies call app.user_id() through a scalar subquery: once per statement.
 select is_empty($$
