@@ -35,8 +35,9 @@ import Testing
     }
 
     /// Walked as the viewer is read, and again while they mute a stranger: `app.home_feed` reads
-    /// a viewer who mutes anyone (or follows many authors past the horizon) with its whole
-    /// statement, and most viewers with its short one; both must give the feed.
+    /// a viewer who mutes anyone (or follows many authors past the horizon, some not pulled) with
+    /// its whole statement, one who follows many pulled authors with its lean one, and most
+    /// viewers with its short one; each must give the feed.
     private func expectExactFeed(of viewer: TestUser, _ moment: String) async throws {
         let expected = try await expectedFeed(of: viewer)
         for limit in [1, 2, 5, 50] {
@@ -207,6 +208,14 @@ import Testing
         let bound = authors * walkRowsPerAuthor + limit
         #expect(probed.rows["pulled_posts_pkey"] == bound, "\(probed)")
         #expect((probed.rows["posts_author_created_at_id_idx"] ?? 0) >= limit, "\(probed)")
+
+        // Without the cut follow every follow past the horizon is a pulled author's: the lean
+        // statement (0033) reads the page, the same way.
+        try await app.unfollow(cut, by: viewer)
+        try await expectExactFeed(of: viewer, "pulled posts behind a pulled stranger's, no cut follow")
+        let lean = try await app.statementReads(of: query, as: identity)
+        #expect(lean.rows["pulled_posts_pkey"] == bound, "\(lean)")
+        #expect((lean.rows["posts_author_created_at_id_idx"] ?? 0) >= limit, "\(lean)")
     }
 
     @Test func aFirstPageReadsAboutAPageOfRowsWhateverTheNumberOfFollows() async throws {

@@ -53,6 +53,12 @@ extension TestService {
             .requiring(200, "follow by \(follower.username)")
     }
 
+    /// Makes `follower` stop following `followee`.
+    func unfollow(_ followee: TestUser, by follower: TestUser) async throws {
+        try await client.delete("/v1/users/\(followee.username)/follow", token: follower.accessToken)
+            .requiring(200, "unfollow by \(follower.username)")
+    }
+
     /// `DELETE /v1/me` as `user`, with `password`.
     func deleteAccount(of user: TestUser, password: String) async throws -> TestClient.Response {
         try await client.request(
