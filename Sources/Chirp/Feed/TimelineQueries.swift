@@ -44,7 +44,7 @@ package enum TimelineQueries {
     }
 
     /// The home feed: the viewer's own posts and those of the people they follow, newest first.
-    /// `app.home_feed` (0029-0034) finds the page's positions, merging the viewer's `home_timeline`
+    /// `app.home_feed` (0029-0033) finds the page's positions, merging the viewer's `home_timeline`
     /// rows with the authors that table does not hold (`docs/HOME_FEED.md`); the viewer is the
     /// transaction's identity, so `viewer` is not sent. The page's posts and authors are joined
     /// here, as the request role, so the read policies judge every post returned. Each is a
