@@ -19,13 +19,17 @@ public struct PostgresIdentity: Sendable, Hashable {
         }
     }
 
-    /// `function(argument)`, the argument bound; the function is the program's own name.
+    /// `function(argument)`, the argument bound; the function is the program's own name. A check
+    /// that `choosesRole` returns the role the transaction continues as, and the statement that
+    /// runs it switches to that role (one the login can become).
     public struct Check: Sendable, Hashable {
         public var function: String
         public var argument: String?
-        public init(function: String, argument: String?) {
+        public var choosesRole: Bool
+        public init(function: String, argument: String?, choosesRole: Bool = false) {
             self.function = function
             self.argument = argument
+            self.choosesRole = choosesRole
         }
     }
 
@@ -54,12 +58,14 @@ public struct PostgresIdentity: Sendable, Hashable {
     /// even see the schema a check lives in).
     var prologue: [PostgresQuery] {
         guard !checks.isEmpty else { return [statement] }
-        var sql = PostgresQuery.StringInterpolation(literalCapacity: 8 + checks.count * 32, interpolationCount: checks.count)
+        var sql = PostgresQuery.StringInterpolation(literalCapacity: 8 + checks.count * 56, interpolationCount: checks.count)
         sql.appendLiteral("select ")
         for (index, check) in checks.enumerated() {
-            sql.appendLiteral("\(index == 0 ? "" : ", ")\(check.function)(")
+            sql.appendLiteral(index == 0 ? "" : ", ")
+            if check.choosesRole { sql.appendLiteral("set_config('role', ") }
+            sql.appendLiteral("\(check.function)(")
             sql.appendInterpolation(check.argument)
-            sql.appendLiteral(")")
+            sql.appendLiteral(check.choosesRole ? "), true)" : ")")
         }
         return [statement, PostgresQuery(stringInterpolation: sql)]
     }

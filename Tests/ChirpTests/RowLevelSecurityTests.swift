@@ -163,12 +163,36 @@ import Testing
             configuration: ChirpConfiguration.authLogin(of: try database.service), pool: .init(maxConnections: 1),
             eventLoop: TestCluster.eventLoop)
         defer { auth.close() }
-        for role in ["chirp_user", "chirp_anon", "chirp_auth", "chirp_owner", "chirp_service"] {
+        for role in ["chirp_user", "chirp_user_outside_blocks", "chirp_anon", "chirp_auth", "chirp_owner", "chirp_service"] {
             let refused = await #expect(throws: PostgresError.self) {
                 try await auth.execute(as: PostgresIdentity(role: role), PostgresQuery("select 1").value(Int.self))
             }
             #expect(refused?.sqlState == .insufficientPrivilege, "\(role)")
         }
+    }
+
+    /// A signed-in transaction's session check chooses its role: a user in no block reads as
+    /// chirp_user_outside_blocks, whose reads of posts carry no block check, and a user in a
+    /// block as chirp_user, whose reads check every post's author against the blocks.
+    @Test func theSessionCheckChoosesTheRoleByBlocks() async throws {
+        let session = PostgresUUID(UUID())
+        try await database.execute("""
+            insert into refresh_tokens (user_id, family_id, token_hash, expires_at)
+            values (\(world.alice), \(session), sha256(convert_to(\(session.lowercasedString), 'UTF8')), now() + interval '1 hour')
+            """)
+        let alice = PostgresIdentity.user(Viewer(id: world.alice, session: session))
+        let role = PostgresQuery("select current_user::text").value(String.self)
+        let plan = PostgresQuery("explain (costs off) select id from posts order by created_at desc, id desc limit 21")
+            .rows { try $0.decode(String.self, at: 0) }
+        #expect(try await pool.execute(as: alice, readOnly: true, role) == "chirp_user_outside_blocks")
+        #expect(try await !pool.execute(as: alice, readOnly: true, plan).contains { $0.contains("SubPlan") })
+        let bobsPosts = PostgresQuery("select count(*) from posts where author_id = \(world.bob)").value(Int.self)
+        #expect(try await pool.execute(as: alice, readOnly: true, bobsPosts) == 1)
+
+        try await database.execute("insert into blocks (blocker_id, blocked_id) values (\(world.bob), \(world.alice))")
+        #expect(try await pool.execute(as: alice, readOnly: true, role) == "chirp_user")
+        #expect(try await pool.execute(as: alice, readOnly: true, plan).contains { $0.contains("SubPlan") })
+        #expect(try await pool.execute(as: alice, readOnly: true, bobsPosts) == 0)
     }
 
     @Test func anIdentityEndsWithItsTransaction() async throws {

@@ -1,6 +1,6 @@
 -- The review checklist, as queries over the catalog.
 begin;
-select plan(34);
+select plan(35);
 
 -- schema_migrations belongs to the migrator, not to this schema: it is left
 -- out of the checks below and must only be out of the app roles' reach.
@@ -48,13 +48,15 @@ select is((select nspowner::regrole::text from pg_namespace where nspname = 'app
 
 select is_empty($$
   select rolname from pg_roles
-  where rolname in ('chirp_owner', 'chirp_service', 'chirp_auth_service', 'chirp_user', 'chirp_anon', 'chirp_auth', 'chirp_signin')
+  where rolname in ('chirp_owner', 'chirp_service', 'chirp_auth_service', 'chirp_user', 'chirp_user_outside_blocks',
+                    'chirp_anon', 'chirp_auth', 'chirp_signin')
     and (rolsuper or rolbypassrls or rolcreaterole or rolcreatedb or rolreplication)
 $$, 'no app role is superuser, bypasses RLS, or creates roles or databases');
 
 select is_empty($$
   select rolname from pg_roles
-  where rolname in ('chirp_owner', 'chirp_user', 'chirp_anon', 'chirp_auth', 'chirp_signin') and rolcanlogin
+  where rolname in ('chirp_owner', 'chirp_user', 'chirp_user_outside_blocks', 'chirp_anon', 'chirp_auth', 'chirp_signin')
+    and rolcanlogin
 $$, 'only chirp_service and chirp_auth_service can log in');
 
 select ok((select bool_and(rolcanlogin and not rolinherit) from pg_roles
@@ -65,8 +67,16 @@ select is(
   array(select r.rolname::text from pg_auth_members m
         join pg_roles r on r.oid = m.roleid
         where m.member = 'chirp_service'::regrole order by 1),
-  array['chirp_anon', 'chirp_auth', 'chirp_user'],
-  'chirp_service can switch to exactly chirp_anon, chirp_auth (which holds nothing since 0021) and chirp_user');
+  array['chirp_anon', 'chirp_auth', 'chirp_user', 'chirp_user_outside_blocks'],
+  'chirp_service can switch to exactly chirp_anon, chirp_auth (which holds nothing since 0021), chirp_user and chirp_user_outside_blocks');
+
+select is(
+  array(select r.rolname::text from pg_auth_members m
+        join pg_roles r on r.oid = m.roleid
+        where m.member = 'chirp_user_outside_blocks'::regrole order by 1)
+    || array(select rolname::text from pg_roles where rolname = 'chirp_user_outside_blocks' and rolinherit),
+  array['chirp_user', 'chirp_user_outside_blocks'],
+  'chirp_user_outside_blocks is chirp_user (a member that inherits it) and nothing more');
 
 select is(
   array(select r.rolname::text from pg_auth_members m

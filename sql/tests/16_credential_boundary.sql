@@ -17,7 +17,8 @@ create temporary view reachable as
     and pg_has_role(l.oid, r.oid, 'member');
 
 select set_eq($$select login || ' ' || role from reachable$$, array[
-  'chirp_service chirp_service', 'chirp_service chirp_user', 'chirp_service chirp_anon', 'chirp_service chirp_auth',
+  'chirp_service chirp_service', 'chirp_service chirp_user', 'chirp_service chirp_user_outside_blocks',
+  'chirp_service chirp_anon', 'chirp_service chirp_auth',
   'chirp_auth_service chirp_auth_service', 'chirp_auth_service chirp_signin'
 ], 'each login can become exactly its own request roles');
 
@@ -39,7 +40,7 @@ select set_eq($$
   join pg_proc p on p.prosecdef and has_function_privilege(role, p.oid, 'execute')
   where login = 'chirp_service' and p.pronamespace = 'app'::regnamespace
     and (p.prosrc ~ '\mcredentials\M' or p.prosrc ~ '\mrefresh_tokens\M')
-$$, array['chirp_user app.require_session(uuid)'],
+$$, array['chirp_user app.require_session(uuid)', 'chirp_user_outside_blocks app.require_session(uuid)'],
   'the service login reaches refresh tokens only through app.require_session, and credentials not at all');
 
 -- Tried, not only looked up: as the service login itself (a role switch is

@@ -3,7 +3,7 @@
 -- blocks bob; carol mutes alice.
 begin;
 \ir support/helpers.sql
-select plan(28);
+select plan(33);
 
 select pg_temp.add_people('alice', 'bob', 'carol');
 insert into posts (id, author_id, body) values
@@ -95,6 +95,26 @@ $$), 1, 'a user mutes another');
 
 select pg_temp.act_as('chirp_user', '00000000-0000-4000-a000-00000000000a');
 select is((select count(*)::integer from mutes), 0, 'the muted user cannot see the mute');
+
+-- The session check names the role a signed-in transaction continues as (0034).
+reset role;
+insert into refresh_tokens (user_id, family_id, token_hash, expires_at) values
+  ('00000000-0000-4000-a000-00000000000a', '00000000-0000-4000-e000-00000000000a', '\x0a', now() + interval '1 hour'),
+  ('00000000-0000-4000-a000-00000000000c', '00000000-0000-4000-e000-00000000000c', '\x0c', now() + interval '1 hour');
+select pg_temp.act_as('chirp_user', '00000000-0000-4000-a000-00000000000a');
+select is(app.require_session('00000000-0000-4000-e000-00000000000a'), 'chirp_user',
+  'the session check keeps a user in a block on chirp_user, whose read policies check blocks');
+select pg_temp.act_as('chirp_user', '00000000-0000-4000-a000-00000000000c');
+select is(app.require_session('00000000-0000-4000-e000-00000000000c'), 'chirp_user_outside_blocks',
+  'and moves a user in no block to chirp_user_outside_blocks');
+select pg_temp.act_as('chirp_user_outside_blocks', '00000000-0000-4000-a000-00000000000c');
+select is((select count(*)::integer from posts), 3, 'which reads every post');
+select ok((select not bool_or(l ~ 'SubPlan')
+           from pg_temp.plan_of('select id from posts order by created_at desc, id desc limit 21') as l),
+  'with no block check in its plan');
+select ok((select not bool_or(l ~ 'SubPlan')
+           from pg_temp.plan_of('select id from comments order by created_at desc, id desc limit 21') as l),
+  'and none in a comment read''s');
 
 select pg_temp.act_as('chirp_anon');
 select is((select count(*)::integer from posts), 3, 'anonymous callers read every post');

@@ -15,8 +15,10 @@ extension PostgresIdentity {
 
     /// A signed-in request: the user, with the session its token names required live before
     /// any statement runs (`app.require_session`, SQLSTATE CH002 once the session has ended).
+    /// The check also moves a user in no block to `chirp_user_outside_blocks`, whose reads carry
+    /// no block checks (0034); a user in a block stays `chirp_user`.
     public static func user(_ viewer: Viewer) -> PostgresIdentity {
-        user(viewer.id).checking(.init(function: "app.require_session", argument: viewer.session.lowercasedString))
+        user(viewer.id).checking(.init(function: "app.require_session", argument: viewer.session.lowercasedString, choosesRole: true))
     }
 
     /// Sign-up, login and refresh tokens: the only role that can read credentials, which only
