@@ -24,9 +24,10 @@ import Postgres
 /// - neither: the matches sit far from the walk's start (a burst of posts without the word, a
 ///   word popular long ago), or the statistics were wrong. By likes, sort every match (bounded
 ///   by the matches). By time, find the newest matches hour by hour through the GIN index,
-///   which also holds each post's hour and day (`app.posts_matching_newest`, migrations 0014
-///   and 0015): an hour or a day without a match costs one probe, however many posts it
-///   holds, and an hour with many more matches than the page needs is walked newest first.
+///   which also holds each post's words tagged with its day, and its hour and day
+///   (`app.posts_matching_newest`, migrations 0014, 0015 and 0035): an hour or a day without a
+///   match costs one lookup, however many posts it holds and wherever they lie in the table,
+///   and an hour with many more matches than the page needs is walked newest first.
 ///
 /// Each way is a fenced subquery or a gated branch of one statement (a gate is a one-time
 /// filter: the branch it closes is never run), so the plan does not depend on the values:
@@ -193,8 +194,9 @@ extension PostgresQuery.StringInterpolation {
     /// page: about what finding the page by hour costs when the walk fails (1,280 posts walked
     /// took 0.46 ms; by hour, a common word behind 340,000 newer posts without it took 0.6 ms
     /// on the benchmark's data in time order), so a walk that fails costs at most about what
-    /// it would have saved. On a table whose order no longer follows time, finding by hour
-    /// costs more (5 ms measured; see docs/benchmarks/HISTORY.md).
+    /// it would have saved. On a table whose order no longer follows time, finding by hour cost
+    /// more (5 ms measured; see docs/benchmarks/HISTORY.md) until migration 0035 made its
+    /// probes lookups of words tagged with their day.
     mutating func appendInterpolation(walkLimitIn order: PostSearchOrder, last: Int, commonFrom: Int) {
         switch order {
         case .recent:
