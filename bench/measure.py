@@ -380,8 +380,10 @@ def against_comments(args, workload, tokens, posts, authors):
     ratios = sorted(measured["rps"] / reference["rps"] for measured, reference in pairs)
     return {"endpoint": endpoint(method, None, path), "user": role, "connections": connections,
             "rps": sum(m["rps"] for m, _ in pairs) / len(pairs), "p50": sum(m["p50"] for m, _ in pairs) / len(pairs),
-            "p99": max(m["p99"] for m, _ in pairs), "errors": sum(m["errors"] for m, _ in pairs),
+            "p99": max(m["p99"] for m, _ in pairs), "p99_turns": [m["p99"] for m, _ in pairs],
+            "errors": sum(m["errors"] for m, _ in pairs),
             "comments_rps": sum(r["rps"] for _, r in pairs) / len(pairs),
+            "comments_p99": max(r["p99"] for _, r in pairs),
             "to_comments": round(statistics.median(ratios), 3), "to_comments_range": [round(ratios[0], 3), round(ratios[-1], 3)]}
 
 # How many posts lie above the common word's newest match: what a search for it by time

@@ -298,7 +298,8 @@ def tail_row(results, names, tail):
     label = names[0] if len(names) == 1 else names[0].rsplit("_", 1)[0] + "_" + "/".join(n.rsplit("_", 1)[1] for n in names)
     return [code(label), tail_user(results, tail[names[0]]), each(lambda v: "%.0f" % v["rps"]),
             each(lambda v: "**%.3f** (%s)" % (v["to_comments"], ratio_range(v["to_comments_range"]))),
-            each(lambda v: "%.2f" % v["p99"]), "; ".join(words for words, _ in held[0]) or "none",
+            each(lambda v: "%.2f" % v["p99"]), each(lambda v: "%.2f" % v["comments_p99"] if "comments_p99" in v else "-"),
+            "; ".join(words for words, _ in held[0]) or "none",
             " / ".join(", ".join("yes" if met else "**no**" for _, met in row) for row in held if row)]
 
 def tail_rows(tail):
@@ -373,15 +374,19 @@ def tail_section(results):
     tail = results.get("tail")
     if not tail:
         return []
-    header = ["workload", "sent by", "req/s", "ratio to comments (pairs)", "p99 ms", "target", "met"]
+    header = ["workload", "sent by", "req/s", "ratio to comments (pairs)", "p99 ms", "comments p99 ms", "target", "met"]
     notes = []
     if any(name.startswith("search_") for name in tail):
         notes = ["", bullet("The searches run on the seeded posts, before the write workloads."
                             + "".join(" `%s` runs after them all, when %s posts without the word lie above its newest match."
                                       % (name, format(value["posts_above_match"], ","))
                                       for name, value in sorted(tail.items()) if "posts_above_match" in value))]
+    notes += ([] if notes else [""]) + [bullet(
+        "A p99 is the worst of the workload's turns; the comments page's, the worst of the turns paired with them, "
+        "shows how long the machine itself held requests back meanwhile (wrk, the service and PostgreSQL's backends "
+        "share the cores, and the comments page's cost does not change between turns).")]
     if "comment_page_posts" in results:
-        notes += ([] if notes else [""]) + [bullet(
+        notes += [bullet(
             "Each workload's turns follow an untimed second of it (the connections' first statements and plans). The "
             "comments page is read on the first %d of the workloads' posts, each with a full first page of 20."
             % results["comment_page_posts"])]
