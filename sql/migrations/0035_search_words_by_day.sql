@@ -60,13 +60,14 @@ create or replace function app.day_number(at timestamptz) returns integer
 
 -- The words of a post's search_vector tagged with its day, and its hour and
 -- day as words of their own: the index's keys for app.search_in_hour and
--- app.search_in_day. A tag is never a word of a post's (the first has a
--- colon, the simple parser never returns one), so no post matches by
--- accident. Without positions, so a phrase's order is rechecked on
--- search_vector. Written out, a tsvector (as a tsquery) quotes each word and
--- doubles a quote or backslash inside it, so the tag goes after each opening
--- quote. Every step is immutable, so the planner inlines the function (a
--- subquery or array_to_string, which is STABLE, would send each new post
+-- app.search_in_day. Every word of a post is tagged, so none reads as an hour
+-- or a day ('h499000' in a post becomes 'd20791:h499000'). A tagged word stays
+-- under a lexeme's 2,046 bytes: a post is at most 500 characters (2,000
+-- bytes), a tag under 12. Without positions, so a phrase's order is rechecked
+-- on search_vector. Written out, a tsvector (as a tsquery) quotes each word
+-- and doubles a quote or backslash inside it, so the tag goes after each
+-- opening quote. Every step is immutable, so the planner inlines the function
+-- (a subquery or array_to_string, which is STABLE, would send each new post
 -- through the SQL function executor, as above).
 create function app.search_day_words(words tsvector, at timestamptz) returns tsvector
   language sql
