@@ -251,12 +251,13 @@ import Testing
         // The top 600 or so posts by likes are ancient ones (up to 12 likes; a hive post has 6 at most).
         let top = try await app.reads(of: "hive", sort: "top")
         #expect((20...1_400).contains(top.rows[byLikes] ?? 0) && top.rows[matches] == nil, "\(top)")
-        // Behind 1,400 newer posts: the walk stops at its limit (64 posts a position of the page),
-        // and the newest matches are found by hour: today holds none (skipped whole), and of the
-        // hour a year ago that holds them, no more are read than four times the page, or, when
-        // it holds more, the page's 20 walked newest first.
+        // Behind 1,400 newer posts: the walk stops at its limit, four times the posts expected to
+        // hold the page (the statistics put 1,300 of the 2,700 posts at the word: 166, well under
+        // the cap of 64 a position), and the newest matches are found by hour: today holds none
+        // (skipped whole), and of the hour a year ago that holds them, no more are read than four
+        // times the page, or, when it holds more, the page's 20 walked newest first.
         let ancient = try await app.reads(of: "ancient")
-        #expect(ancient.rows[byTime] == 64 * 20 && ancient.rows[matches] == nil, "\(ancient)")
+        #expect((150...180).contains(ancient.rows[byTime] ?? 0) && ancient.rows[matches] == nil, "\(ancient)")
         #expect((20...80).contains(ancient.functionRows["posts_matching_newest"] ?? 0) && ancient.sequentialScans == 0, "\(ancient)")
         // By likes, the most liked posts are ancient ones: the walk finds the page, never by hour.
         let ancientTop = try await app.reads(of: "ancient", sort: "top")

@@ -190,17 +190,26 @@ extension PostgresQuery.StringInterpolation {
     /// The most posts the walk reads in `order` before it gives way to the matches read
     /// otherwise (`last` is the page's last position). By likes, as many as the matches expected
     /// (never fewer than `commonFrom`): past that the matches lie behind posts without the word,
-    /// and sorting them costs what the walk would. By time, 64 posts for each position of the
-    /// page: about what finding the page by hour costs when the walk fails (1,280 posts walked
-    /// took 0.46 ms; by hour, a common word behind 340,000 newer posts without it took 0.6 ms
-    /// on the benchmark's data in time order), so a walk that fails costs at most about what
-    /// it would have saved. On a table whose order no longer follows time, finding by hour cost
-    /// more (5 ms measured; see docs/benchmarks/HISTORY.md) until migration 0035 made its
-    /// probes lookups of words tagged with their day.
+    /// and sorting them costs what the walk would. By time, four times the posts expected to hold
+    /// `last` matches (the table's rows over the term's estimated matches, from the statistics),
+    /// and never more than 64 posts for each position of the page: spread as the statistics
+    /// say, the matches lie within that, so a walk that fails has met a stretch without the word
+    /// (a burst of other posts, a word gone out of use), and finding the page by hour then costs a
+    /// lookup an hour or a day (migration 0035). The cap is about what finding the page by hour
+    /// cost before those lookups (1,280 posts walked took 0.46 ms; by hour, a common word behind
+    /// 340,000 newer posts without it took 0.6 ms on the benchmark's data in time order, 5 ms on
+    /// a table whose order no longer followed time; see docs/benchmarks/HISTORY.md).
     mutating func appendInterpolation(walkLimitIn order: PostSearchOrder, last: Int, commonFrom: Int) {
         switch order {
         case .recent:
+            appendLiteral("least(")
             appendInterpolation(64 * last)
+            appendLiteral(", greatest(")
+            appendInterpolation(last)
+            appendLiteral(", (")
+            appendInterpolation(4 * last)
+            appendLiteral(" * (select greatest(c.reltuples, 0) from pg_class c where c.oid = 'posts'::regclass)")
+            appendLiteral(" / greatest((select n from estimate), 1))::int8))")
         case .top:
             appendLiteral("greatest((select n from estimate), ")
             appendInterpolation(commonFrom)
