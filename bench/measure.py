@@ -520,6 +520,13 @@ def main():
     if measures_tail:
         if not tail:
             tail.update(measure_tail(args, results["seeded_users"], commented, authors, "searches"))
+        # The write workloads' follows and unfollows move follower counts by one here and there:
+        # chosen at the start, the author below the threshold reached it before posting in two
+        # runs, and was measured pulled. Chosen again now, nothing changes a follow before they post.
+        results["seeded_users"] = seeded_users(args.admin, results["fanout_threshold"])
+        for role, user in sorted(results["seeded_users"].items()):
+            print("   %s: %s, following %d, followed by %d" % (role, user["username"], user["following"], user["followers"]),
+                  file=sys.stderr)
         tail.update(measure_tail(args, results["seeded_users"], commented, authors, "rest" if growth else "behind_writes",
                                  reads_only=growth))
         results["tail"] = tail
