@@ -216,6 +216,24 @@ import Testing
         let lean = try await app.statementReads(of: query, as: identity)
         #expect(lean.rows["pulled_posts_pkey"] == bound, "\(lean)")
         #expect((lean.rows["posts_author_created_at_id_idx"] ?? 0) >= limit, "\(lean)")
+
+        // The walk keeps a post by its author's bit in the viewer's row (0036): an unfollowed
+        // pulled author's posts leave the page, and an author pushed again is read by probes
+        // up to the crossing, pushed after it.
+        try await app.database.execute("""
+            delete from follows where follower_id = \(viewer.id)::uuid and followee_id = (select id from users where username = 'pulled_1')
+            """)
+        try await expectExactFeed(of: viewer, "a pulled author unfollowed")
+        try await app.database.execute("""
+            delete from follows where followee_id = (select id from users where username = 'pulled_2') and follower_id <> \(viewer.id)::uuid
+            """)
+        for body in ["crossing down", "pushed again"] {
+            try await app.database.execute("""
+                insert into posts (author_id, body) select id, \(body) from users where username = 'pulled_2'
+                """)
+        }
+        #expect(try await app.count("select count(*) from home_timeline where post_id in (select id from posts where body = 'pushed again')") == 1)
+        try await expectExactFeed(of: viewer, "a pulled author pushed again")
     }
 
     @Test func aFirstPageReadsAboutAPageOfRowsWhateverTheNumberOfFollows() async throws {

@@ -112,6 +112,24 @@ import Testing
                and not exists (select * from actual except select * from expected)
                and exists (select from actual)
             """, as: Bool.self))
+        // Each with its author's slot, and each user's bits are the slots of the pulled
+        // authors they follow (0036).
+        #expect(try await database.scalar("""
+            select bool_and(q.author_slot = s.slot) from pulled_posts q join pulled_author_slots s on s.author_id = q.author_id
+            """, as: Bool.self))
+        #expect(try await database.scalar("""
+            with expected as (
+                select f.follower_id, s.slot from follows f join pulled_author_slots s on s.author_id = f.followee_id
+                where f.timeline_from = 'infinity'
+            ), actual as (
+                select b.user_id, i as slot from pulled_follow_bits b, generate_series(0, bit_length(b.authors) - 1) i
+                where get_bit(b.authors, i) = 1
+            )
+            select not exists (select * from expected except select * from actual)
+               and not exists (select * from actual except select * from expected)
+               and exists (select from actual)
+               and (select count(*) from pulled_author_slots) = (select count(*) from home_timeline_pulled)
+            """, as: Bool.self))
     }
 
     @Test func notificationsAreSeededAsTheTriggersWouldHaveWrittenThem() async throws {

@@ -11,7 +11,7 @@ select is(
         order by 1),
   array['blocks', 'comments', 'credentials', 'explore_ranks', 'explore_snapshots', 'follows',
         'home_timeline', 'home_timeline_pulled', 'idempotency_keys', 'likes', 'mutes', 'notification_actors',
-        'notification_reads', 'notifications', 'posts', 'pulled_posts',
+        'notification_reads', 'notifications', 'posts', 'pulled_author_slots', 'pulled_follow_bits', 'pulled_posts',
         'rate_limit_hits', 'refresh_tokens', 'users', 'write_marks'],
   'public holds exactly the Chirp tables');
 
@@ -185,9 +185,9 @@ select set_eq($$
   where p.schemaname = 'public' and p.cmd in ('UPDATE', 'ALL') and 'chirp_owner' = any (p.roles)
     and has_column_privilege('chirp_owner', c.oid, a.attnum, 'update')
 $$, array['comments.reply_count', 'follows.timeline_from', 'notifications.actor_count', 'notifications.latest_at',
-          'posts.comment_count', 'posts.like_count',
+          'posts.comment_count', 'posts.like_count', 'pulled_follow_bits.authors', 'pulled_follow_bits.latest_pull',
           'users.follower_count', 'users.following_count', 'users.post_count', 'write_marks.xid'],
-  'where a policy lets chirp_owner update rows, it may change only counters, timeline_from, write marks and notification groups');
+  'where a policy lets chirp_owner update rows, it may change only counters, timeline_from, followed slots, write marks and notification groups');
 
 select is_empty($$
   select r.rolname || ' on ' || t.relname

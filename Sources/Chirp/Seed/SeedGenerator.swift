@@ -219,7 +219,7 @@ public struct SeedGenerator: Sendable {
                 left join (select follower_id, count(*) as n from follows group by follower_id) fg on fg.follower_id = v.id
                 where u.id = v.id
                 """),
-            // Home timelines as the triggers of 0012 and 0031 would have left them had every
+            // Home timelines as the triggers of 0012, 0031 and 0036 would have left them had every
             // post been written after the follows: authors at or above the threshold pulled from
             // the start (their posts within retention in pulled_posts), every other author's
             // pushed to each follower. In key order, so the primary keys grow at their right edge.
@@ -239,10 +239,22 @@ public struct SeedGenerator: Sendable {
                   and not exists (select from home_timeline_pulled u where u.author_id = p.author_id)
                 order by 1, 2, 3
                 """),
+            ("pulled author slots", """
+                insert into pulled_author_slots (author_id)
+                select author_id from home_timeline_pulled order by author_id
+                """),
+            ("pulled follow bits", """
+                insert into pulled_follow_bits (user_id, authors, latest_pull)
+                select f.follower_id, app.bits_of(array_agg(s.slot)), max(u.since)
+                from follows f
+                join home_timeline_pulled u on u.author_id = f.followee_id
+                join pulled_author_slots s on s.author_id = f.followee_id
+                group by f.follower_id
+                """),
             ("pulled posts", """
-                insert into pulled_posts (created_at, post_id, author_id)
-                select p.created_at, p.id, p.author_id
-                from posts p join home_timeline_pulled u on u.author_id = p.author_id
+                insert into pulled_posts (created_at, post_id, author_id, author_slot)
+                select p.created_at, p.id, p.author_id, s.slot
+                from posts p join pulled_author_slots s on s.author_id = p.author_id
                 where p.created_at >= app.expired_before('home_timeline')
                 order by 1, 2
                 """),
