@@ -23,12 +23,14 @@ import Testing
             """)
     }
 
-    /// The viewer's own and followed posts, newest first, as the definition of the feed says.
+    /// The viewer's own and followed posts, newest first, without those of authors they mute,
+    /// as the definition of the feed says.
     private func expectedFeed(of viewer: TestUser) async throws -> [String] {
         let result = try await app.database.execute("""
             select p.id from posts p
-            where p.author_id = \(viewer.id)::uuid
-               or p.author_id in (select followee_id from follows where follower_id = \(viewer.id)::uuid)
+            where (p.author_id = \(viewer.id)::uuid
+                   or p.author_id in (select followee_id from follows where follower_id = \(viewer.id)::uuid))
+              and p.author_id not in (select muted_id from mutes where muter_id = \(viewer.id)::uuid)
             order by p.created_at desc, p.id desc
             """)
         return try result.rows.map { try $0.decode(UUID.self, at: 0).uuidString.lowercased() }
@@ -169,6 +171,18 @@ import Testing
             """)
         #expect(try await app.count("select count(*) from home_timeline_pulled") == authors)
         try await expectExactFeed(of: viewer, "pulled posts on top")
+
+        // A followed pulled author muted: the walk keeps a post by its author's bit, and leaves
+        // out a muted author's (0036).
+        let withMuted = try await expectedFeed(of: viewer)
+        try await app.client.put("/v1/users/pulled_3/mute", token: viewer.accessToken).requiring(200, "mute")
+        let withoutMuted = try await expectedFeed(of: viewer)
+        #expect(withoutMuted.count == withMuted.count - 5)
+        for limit in [1, 5, 50] {
+            let walked = try await app.walk("/v1/feed", limit: limit, token: viewer.accessToken).items.ids
+            #expect(walked == withoutMuted, "a followed pulled author muted, pages of \(limit)")
+        }
+        try await app.client.delete("/v1/users/pulled_3/mute", token: viewer.accessToken).requiring(200, "unmute")
 
         let limit = PageSize.defaultSize + 1
         let viewerID = try #require(PostgresUUID(canonical: viewer.id))
