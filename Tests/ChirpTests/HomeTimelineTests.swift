@@ -37,8 +37,8 @@ import Testing
     }
 
     /// Walked as the viewer is read, and again while they mute a stranger: `app.home_feed` reads
-    /// a viewer who mutes anyone (or follows many authors past the horizon, some not pulled) with
-    /// its whole statement, one who follows many pulled authors with its lean one, and most
+    /// a viewer who mutes anyone (or has 8 cut follows or more) with its whole statement, one
+    /// who follows many authors past the horizon, pulled or cut, with its lean one, and most
     /// viewers with its short one; each must give the feed.
     private func expectExactFeed(of viewer: TestUser, _ moment: String) async throws {
         let expected = try await expectedFeed(of: viewer)
@@ -202,6 +202,30 @@ import Testing
         try await app.follow(cut, by: viewer)
         try await expectExactFeed(of: viewer, "a cut follow beside the walk")
 
+        // As many cut follows as `walk_from`: the whole statement reads the viewer, muting or
+        // not; with fewer, the lean one (0037).
+        try await app.database.execute("insert into users (username) select 'manycut_' || i from generate_series(1, \(walkFrom)) i")
+        try await app.database.execute("""
+            insert into posts (author_id, body, created_at)
+            select u.id, 'cut post ' || i, now() - interval '40 minutes' + (i * 10 + length(u.username)) * interval '1 second'
+            from users u, generate_series(1, 3) i where u.username like 'manycut\\_%'
+            """)
+        try await app.database.execute("""
+            insert into follows (follower_id, followee_id) select \(viewer.id)::uuid, id from users where username like 'manycut\\_%'
+            """)
+        #expect(try await app.count("""
+            select count(*) from follows where follower_id = \(viewer.id)::uuid and timeline_from > '-infinity' and timeline_from < 'infinity'
+            """) == walkFrom + 1)
+        // (Over 100 posts now: pages of 2 and more.)
+        let withManyCut = try await expectedFeed(of: viewer)
+        for limit in [2, 5, 50] {
+            let walked = try await app.walk("/v1/feed", limit: limit, token: viewer.accessToken).items.ids
+            #expect(walked == withManyCut, "many cut follows beside the walk, pages of \(limit)")
+        }
+        try await app.database.execute("""
+            delete from follows where follower_id = \(viewer.id)::uuid and followee_id in (select id from users where username like 'manycut\\_%')
+            """)
+
         // 500 newer posts by a stranger the viewer does not follow: the walk passes over none.
         try await app.database.execute("""
             insert into posts (author_id, body, created_at)
@@ -224,7 +248,7 @@ import Testing
         #expect((probed.rows["posts_author_created_at_id_idx"] ?? 0) >= limit, "\(probed)")
 
         // Without the cut follow every follow past the horizon is a pulled author's: the lean
-        // statement (0033) reads the page, the same way.
+        // statement reads the page the same way, with no cut follow to probe.
         try await app.unfollow(cut, by: viewer)
         try await expectExactFeed(of: viewer, "pulled posts behind a pulled stranger's, no cut follow")
         let lean = try await app.statementReads(of: query, as: identity)
@@ -248,6 +272,23 @@ import Testing
         }
         #expect(try await app.count("select count(*) from home_timeline where post_id in (select id from posts where body = 'pushed again')") == 1)
         try await expectExactFeed(of: viewer, "a pulled author pushed again")
+
+        // An author pushed, pulled, then pushed again: the rows pushed before the pull stay in
+        // the viewer's timeline, older than the follow's timeline_from, and the lean statement
+        // skips them, since its probes read those posts from the author's index (0037).
+        let (flipper, fanA, fanB) = try await app.signUp("flipper", "fan", "fan")
+        try await app.follow(flipper, by: viewer)
+        try await app.createPost("flipper pushed", by: flipper)
+        try await app.follow(flipper, by: fanA)
+        try await app.follow(flipper, by: fanB)
+        try await app.createPost("flipper pulled", by: flipper)
+        try await app.client.delete("/v1/users/\(flipper.username)/follow", token: fanB.accessToken).requiring(200, "unfollow")
+        try await app.createPost("flipper crosses back", by: flipper)
+        #expect(try await app.count("""
+            select count(*) from home_timeline h join follows f on f.follower_id = h.user_id and f.followee_id = h.author_id
+            where h.user_id = \(viewer.id)::uuid and h.author_id = \(flipper.id)::uuid and h.created_at < f.timeline_from
+            """) == 1)
+        try await expectExactFeed(of: viewer, "an author pushed, pulled and pushed again")
     }
 
     @Test func aFirstPageReadsAboutAPageOfRowsWhateverTheNumberOfFollows() async throws {
