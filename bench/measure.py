@@ -409,6 +409,81 @@ def measure_tail(args, users, posts, authors, part, reads_only=False):
             file=sys.stderr)
     return tail
 
+def deep_cursor(args):
+    """The cursor of the global timeline DEEP_PAGE posts down, as a client paging reaches it."""
+    cursor, depth = None, 0
+    while depth < DEEP_PAGE:
+        page = http("GET", args.service + "/v1/posts?limit=50" + ("&cursor=" + cursor if cursor else ""))
+        cursor, depth = page["nextCursor"], depth + len(page["items"])
+    return cursor
+
+def sample_posts(args):
+    """The POSTS posts the workloads pick from, most liked and commented first."""
+    return psql(args.admin, "select string_agg(md5('post:1:' || i)::uuid::text, ',' order by i) "
+                "from generate_series(1, %d) i" % POSTS).split(",")
+
+def paired_growth(args, reference, workloads, authors):
+    """Growth within one run: each read at this size in turns with the same read at the
+    reference size (a second service on that database), each turn paired with the reference's
+    turn after it, so that the machine's drift lands on both. Every side signs in its own
+    viewers and picks from its own posts, deep cursor, comment pages, seeded users and rarest
+    word. Returns the reads and the tail's reads, each with the median pair's ratio."""
+    sides = []
+    for side in (args, reference):
+        posts = sample_posts(side)
+        threshold = fanout_threshold(side.admin)
+        sides.append({"args": side, "tokens": sign_in_viewers(side), "posts": posts, "cursor": deep_cursor(side),
+                      "commented": posts[:max(1, int(psql(side.admin, FULL_COMMENT_PAGES)))],
+                      "users": seeded_users(side.admin, threshold)})
+    turn = args.duration / args.rounds
+
+    def pairs_of(name, requests):
+        """`requests(side)` gives a side's wrk arguments; the warm-up second, then the turns."""
+        for side in sides:
+            wrk(side["args"], name, *requests(side)[:-1], WARM_UP_S, **requests(side)[-1])
+        pairs = [tuple(wrk(side["args"], name, *requests(side)[:-1], turn, **requests(side)[-1]) for side in sides)
+                 for _ in range(args.rounds)]
+        ratios = sorted(measured["rps"] / at_reference["rps"] for measured, at_reference in pairs)
+        measured = {"rps": statistics.mean(m["rps"] for m, _ in pairs), "p50": statistics.mean(m["p50"] for m, _ in pairs),
+                    "p99": max(m["p99"] for m, _ in pairs), "errors": sum(m["errors"] + r["errors"] for m, r in pairs),
+                    "reference_rps": statistics.mean(r["rps"] for _, r in pairs),
+                    "reference_p99": max(r["p99"] for _, r in pairs),
+                    "growth": round(statistics.median(ratios), 3), "growth_range": [round(ratios[0], 3), round(ratios[-1], 3)]}
+        print("   %.0f req/s against %.0f at %s; ratio %.2f (%.2f-%.2f)" % (
+            measured["rps"], measured["reference_rps"], reference.size, measured["growth"], ratios[0], ratios[-1]), file=sys.stderr)
+        return measured
+
+    results = {}
+    for name, kind, method, path, body, auth, alternate, scripts, post_count in workloads:
+        if kind != "read":
+            continue
+        print("== %s" % name, file=sys.stderr)
+        def requests(side, path=path, auth=auth, post_count=post_count, name=name):
+            posts = side["commented"] if name == "comments" else side["posts"][:post_count]
+            return (method, path.replace("{cursor}", side["cursor"]), side["tokens"], posts, authors, args.connections,
+                    {"auth": auth})
+        results[name] = dict(pairs_of(name, requests), kind=kind, endpoint=endpoint(method, alternate, path))
+    tail = {}
+    for part in ("searches", "rest"):
+        for index, workload in enumerate(tail_workloads(args, sides[0]["users"], part)):
+            name, role, method, path = workload[:4]
+            if method != "GET":
+                continue
+            print("== %s" % name, file=sys.stderr)
+            # The same workload at each side: the rarest word and the seeded users are the side's own.
+            own = {id(side): tail_workloads(side["args"], side["users"], part)[index] for side in sides}
+            signed = {id(side): [sign_in(side["args"], side["users"][role]["username"])] if role else [] for side in sides}
+            def requests(side, own=own, signed=signed):
+                workload = own[id(side)]
+                return (workload[2], workload[3], signed[id(side)], side["commented"], authors, workload[5],
+                        {"auth": bool(signed[id(side)])})
+            tail[name] = dict(pairs_of(name, requests), endpoint=endpoint(method, None, path), user=role,
+                              connections=workload[5])
+    results["tail"] = tail
+    results["reference"] = {"size": reference.size, "data_rows": data_set_rows(reference.admin),
+                            "seeded_users": sides[1]["users"]}
+    return results
+
 def endpoint(method, alternate, path):
     """How the report names a workload's requests, e.g. `PUT/DELETE /v1/posts/{post}/like`."""
     return "%s %s" % (method + ("/" + alternate if alternate else ""), path)
@@ -421,17 +496,17 @@ def main():
     parser.add_argument("--connections", type=int, default=16)
     parser.add_argument("--duration", type=int, default=30)
     parser.add_argument("--rounds", type=int, default=6, help="turns the service and its ceiling take within the duration")
+    parser.add_argument("--reference-service", help="growth: the service on the smaller database, read in turns with this one")
+    parser.add_argument("--reference-admin")
+    parser.add_argument("--reference-size")
     args = parser.parse_args()
     c, d = args.connections, args.duration
 
     print("== preparing: sign-ins, sample ids, the deep cursor", file=sys.stderr)
     tokens = sign_in_viewers(args)
-    posts = psql(args.admin, "select string_agg(md5('post:1:' || i)::uuid::text, ',' order by i) from generate_series(1, %d) i" % POSTS).split(",")
+    posts = sample_posts(args)
     authors = ["demo%d" % i for i in range(VIEWERS + 1, 2 * VIEWERS + 1)]
-    cursor, depth = None, 0
-    while depth < DEEP_PAGE:
-        page = http("GET", args.service + "/v1/posts?limit=50" + ("&cursor=" + cursor if cursor else ""))
-        cursor, depth = page["nextCursor"], depth + len(page["items"])
+    cursor = deep_cursor(args)
     micros, deep_id = psql(args.admin, "select (extract(epoch from created_at) * 1000000)::int8, id from posts "
                            "order by created_at desc, id desc offset %d limit 1" % (DEEP_PAGE - 1)).split("|")
     script_dir = tempfile.mkdtemp(prefix="chirp-ceilings-")
@@ -480,6 +555,13 @@ def main():
     only = [name for name in os.environ.get("BENCH_ONLY", "").split(",") if name]
     growth = os.environ.get("BENCH_GROWTH") == "1"
     measures_tail = not only or "tail" in only
+    if growth and args.reference_service:
+        reference = argparse.Namespace(**dict(vars(args), service=args.reference_service, admin=args.reference_admin,
+                                              size=args.reference_size))
+        results.update(paired_growth(args, reference, workloads, authors))
+        with open(report.growth_json(args.size), "w") as handle:
+            json.dump(results, handle, indent=2, sort_keys=True)
+        return
     tail = {}
     for name, kind, method, path, body, auth, alternate, scripts, post_count in workloads:
         if (only and name not in only) or (growth and kind != "read"):

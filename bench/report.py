@@ -329,8 +329,50 @@ def growth_reads(run):
     reads.update({name: value["rps"] for name, value in run.get("tail", {}).items()})
     return reads
 
+def paired_reads(run):
+    """{name: read} of a growth run measured in turns with a smaller size (bench/run's
+    BENCH_GROWTH=1 at 1m or 3m): each read carries its req/s at both sizes and their ratio."""
+    reads = {name: value for name, value in run.items() if isinstance(value, dict) and "growth" in value}
+    reads.update({name: value for name, value in run.get("tail", {}).items() if "growth" in value})
+    return reads
+
+def paired_growth_section(results, runs):
+    least = {**TARGETS, **targets_of(results)}["growth_largest_over_smallest"]
+    reads = {size: paired_reads(run) for size, run in runs.items()}
+    sizes = list(runs)
+    largest = sizes[-1]
+    rows = []
+    for name in sorted(set().union(*reads.values())):
+        cells = []
+        for size in sizes:
+            read = reads[size].get(name)
+            cells += (["%.0f / %.0f" % (read["rps"], read["reference_rps"]),
+                       "**%.2f** (%.2f-%.2f)" % (read["growth"], *read["growth_range"])] if read else ["–", "–"])
+        read = reads[largest].get(name)
+        cells.append(("yes" if read["growth"] >= least else "**no**") if read else "–")
+        rows.append([code(name)] + cells)
+    header = ["read"]
+    for size, run in runs.items():
+        reference = run["reference"]["size"]
+        header += ["req/s at %s / at %s" % (size, reference), "%s over %s (pairs)" % (size, reference)]
+    header.append("met at %s (≥ %g)" % (largest, least))
+    described = listing(["%s against %s (%s posts against %s, run of %s at commit %s, %d turns of %g s per read and size)" % (
+        size, run["reference"]["size"], format(dict(run["data_rows"])["posts"], ","),
+        format(dict(run["reference"]["data_rows"])["posts"], ","), run["date"], run["commit"][:12], run["rounds"],
+        run["duration_s"] / run["rounds"]) for size, run in runs.items()])
+    return [["## Growth: the reads at every size", "",
+             paragraph("Each read at a larger size in turns with the same read at 100k, seeded the same way, two services "
+                       "on one PostgreSQL (`BENCH_GROWTH=1 BENCH_SIZE=… bench/run`): %s. Each turn at the larger size is "
+                       "paired with the 100k turn after it, and the ratio is the median pair's (its range in brackets), so "
+                       "that the machine's drift within the run lands on both sides. Each side signs in its own viewers and "
+                       "reads its own posts, seeded users and rarest word." % described), ""]
+            + table(header, rows)]
+
 def growth_section(results):
     runs = growth_runs()
+    paired = {size: run for size, run in runs.items() if "reference" in run}
+    if paired:
+        return paired_growth_section(results, paired)
     if len(runs) < 2:
         return []
     sizes = list(runs)
