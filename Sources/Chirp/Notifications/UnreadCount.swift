@@ -1,6 +1,6 @@
 /// `{count}`: how many notifications the viewer has not read, exact up to
 /// `NotificationQueries.unreadCountCap`; at the cap, `countIsCapped: true` says there may be
-/// more (a badge shows "999+").
+/// more (a badge shows "99+").
 struct UnreadCount: JSONWritable {
     var count: Int
 
