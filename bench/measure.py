@@ -465,13 +465,14 @@ def paired_growth(args, reference, workloads, authors):
         results[name] = dict(pairs_of(name, requests), kind=kind, endpoint=endpoint(method, alternate, path))
     tail = {}
     for part in ("searches", "rest"):
-        for index, workload in enumerate(tail_workloads(args, sides[0]["users"], part)):
+        # The same workloads at each side: the rarest word and the seeded users are the side's own.
+        at_side = [tail_workloads(side["args"], side["users"], part) for side in sides]
+        for index, workload in enumerate(at_side[0]):
             name, role, method, path = workload[:4]
             if method != "GET":
                 continue
             print("== %s" % name, file=sys.stderr)
-            # The same workload at each side: the rarest word and the seeded users are the side's own.
-            own = {id(side): tail_workloads(side["args"], side["users"], part)[index] for side in sides}
+            own = {id(side): workloads_of_side[index] for side, workloads_of_side in zip(sides, at_side)}
             signed = {id(side): [sign_in(side["args"], side["users"][role]["username"])] if role else [] for side in sides}
             def requests(side, own=own, signed=signed):
                 workload = own[id(side)]
