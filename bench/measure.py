@@ -233,8 +233,8 @@ def rss_mib(pid):
 
 # What a run rewrites: changing them does not change what is measured (one growth run's
 # output, in particular, is no change to the build the next size's run measures).
-RUN_OUTPUTS = ("docs/benchmarks.json", "docs/BENCHMARKS.md", "docs/benchmarks/growth-100k.json",
-               "docs/benchmarks/growth-1m.json", "docs/benchmarks/growth-3m.json", "docs/benchmarks/hops.json")
+RUN_OUTPUTS = ("docs/benchmarks.json", "docs/BENCHMARKS.md", "docs/benchmarks/growth-1m.json",
+               "docs/benchmarks/growth-3m.json", "docs/benchmarks/hops.json")
 
 def checked_out_commit():
     """The commit the measured build comes from, and whether the working tree differs from it
@@ -391,14 +391,11 @@ def against_comments(args, workload, tokens, posts, authors):
 POSTS_ABOVE_COMMON_WORD = ("select count(*) from posts where created_at > (select max(created_at) from posts "
                            "where search_vector @@ to_tsquery('simple', '%s'))" % COMMON_WORD)
 
-def measure_tail(args, users, posts, authors, part, reads_only=False):
-    """The tail workloads of `part` against the comments page (see `tail_workloads`), or only
-    their reads."""
+def measure_tail(args, users, posts, authors, part):
+    """The tail workloads of `part` against the comments page (see `tail_workloads`)."""
     tail = {}
     for workload in tail_workloads(args, users, part):
-        name, role, method = workload[0], workload[1], workload[2]
-        if reads_only and method != "GET":
-            continue
+        name, role = workload[0], workload[1]
         print("== %s" % name, file=sys.stderr)
         tokens = [sign_in(args, users[role]["username"])] if role else []
         tail[name] = against_comments(args, workload, tokens, posts, authors)
@@ -554,9 +551,8 @@ def main():
         ("follow_unfollow", "write", "PUT", "/v1/users/{author}/follow", None, True, "DELETE", ["follow", "unfollow"], POSTS),
     ]
     only = [name for name in os.environ.get("BENCH_ONLY", "").split(",") if name]
-    growth = os.environ.get("BENCH_GROWTH") == "1"
     measures_tail = not only or "tail" in only
-    if growth and args.reference_service:
+    if os.environ.get("BENCH_GROWTH") == "1":
         reference = argparse.Namespace(**dict(vars(args), service=args.reference_service, admin=args.reference_admin,
                                               size=args.reference_size))
         results.update(paired_growth(args, reference, workloads, authors))
@@ -565,7 +561,7 @@ def main():
         return
     tail = {}
     for name, kind, method, path, body, auth, alternate, scripts, post_count in workloads:
-        if (only and name not in only) or (growth and kind != "read"):
+        if only and name not in only:
             continue
         if kind == "write" and measures_tail and not tail:
             # The searches before the first write: every write workload's posts lack the
@@ -610,15 +606,9 @@ def main():
         for role, user in sorted(results["seeded_users"].items()):
             print("   %s: %s, following %d, followed by %d" % (role, user["username"], user["following"], user["followers"]),
                   file=sys.stderr)
-        tail.update(measure_tail(args, results["seeded_users"], commented, authors, "rest" if growth else "behind_writes",
-                                 reads_only=growth))
+        tail.update(measure_tail(args, results["seeded_users"], commented, authors, "behind_writes"))
         results["tail"] = tail
 
-    if growth:
-        # The reads at this size, for the report's growth table beside the other sizes'.
-        with open(report.growth_json(args.size), "w") as handle:
-            json.dump(results, handle, indent=2, sort_keys=True)
-        return
     if only:
         # A partial run is for working on a few workloads: it leaves the published report alone.
         with open(os.path.join(ROOT, "bench/results/partial.json"), "w") as handle:

@@ -27,7 +27,7 @@ TARGETS = {
     "tail_post_p99_over_median": 2,  # at most: a heavy author's posting p99 over a median author's
     "growth_largest_over_smallest": 0.8,  # least: every read's req/s at 3M posts over at 100k
 }
-GROWTH_SIZES = ["100k", "1m", "3m"]   # BENCH_SIZE values, smallest first
+GROWTH_SIZES = ["1m", "3m"]   # BENCH_SIZE values of growth runs (each against 100k), smallest first
 DATABASE_BOUND_SHARE = 0.9   # PostgreSQL's least share of a request's CPU for it to set the ratio
 TIGHTEST_BUDGETS = 3         # how many targeted workloads the budget sentence names
 
@@ -323,12 +323,6 @@ def growth_runs():
                 runs[size] = json.load(handle)
     return runs
 
-def growth_reads(run):
-    """{name: req/s} of a growth run's reads: the endpoints, then the tail's."""
-    reads = {name: value["rps"] for name, value in run.items() if isinstance(value, dict) and value.get("kind") == "read"}
-    reads.update({name: value["rps"] for name, value in run.get("tail", {}).items()})
-    return reads
-
 def paired_reads(run):
     """{name: read} of a growth run measured in turns with a smaller size (bench/run's
     BENCH_GROWTH=1 at 1m or 3m): each read carries its req/s at both sizes and their ratio."""
@@ -369,48 +363,9 @@ def paired_growth_section(results, runs):
             + table(header, rows)]
 
 def growth_section(results):
-    runs = growth_runs()
-    paired = {size: run for size, run in runs.items() if "reference" in run}
-    if paired:
-        return paired_growth_section(results, paired)
-    if len(runs) < 2:
-        return []
-    sizes = list(runs)
-    reads = {size: growth_reads(run) for size, run in runs.items()}
-    least = {**TARGETS, **targets_of(results)}["growth_largest_over_smallest"]
-    smallest, largest = sizes[0], sizes[-1]
-    rows = []
-    for name in sorted(set().union(*reads.values())):
-        cells = ["%.0f" % reads[size][name] if name in reads[size] else "–" for size in sizes]
-        if name in reads[smallest] and name in reads[largest]:
-            ratio = reads[largest][name] / reads[smallest][name]
-            cells += ["**%.2f**" % ratio, "yes" if ratio >= least else "**no**"]
-        else:
-            cells += ["–", "–"]
-        rows.append([code(name)] + cells)
-    described = listing(["%s (%s posts, run of %s at commit %s, %g s per workload and side)" % (
-        size, format(dict(run["data_rows"])["posts"], ","), run["date"], run["commit"][:12], run["duration_s"])
-        for size, run in runs.items()])
-    ceilings = listing(["%.0f tps at %s" % (run["comments"]["ceiling_tps"], size)
-                        for size, run in runs.items() if "comments" in run])
-    # `/healthz` touches no database: its rate in each run gauges how fast the machine ran then.
-    gauges = listing(["%.0f req/s at %s" % (run["healthz"]["rps"], size) for size, run in runs.items() if "healthz" in run])
-    page_rows = ["%g at %s" % (run["comments_page_rows"], size) for size, run in runs.items() if "comments_page_rows" in run]
-    pages = (" A first comments page of the workloads' posts held %s comments on average (a page holds 20): the seed "
-             "comments its most commented posts less at smaller sizes, so the comments row, and every ratio to it, "
-             "compares smaller pages there." % listing(page_rows)) if page_rows else ""
-    full_pages = ["the first %d at %s" % (run["comment_page_posts"], size) for size, run in runs.items()
-                  if "comment_page_posts" in run]
-    if full_pages:
-        pages += (" The comments page is read on the workloads' posts whose first page is full (%s), so it is a "
-                  "page of 20 at every size." % listing(full_pages))
-    header = ["read"] + ["req/s at %s" % size for size in sizes] + ["%s over %s" % (largest, smallest), "met (≥ %g)" % least]
-    return [["## Growth: the reads at every size", "",
-             paragraph("Each read at %s, seeded the same way, in separate runs (`BENCH_GROWTH=1 BENCH_SIZE=… bench/run`): "
-                       "req/s, and the largest size's over the smallest's. Separate runs also differ in how fast the "
-                       "machine ran; the database alone, running a post's comments page (pgbench, the same statements), "
-                       "did %s, and the service's `/healthz`, which reads no database, %s.%s" % (described, ceilings, gauges, pages)), ""]
-            + table(header, rows)]
+    """The growth runs at the larger sizes, each read in turns with 100k (`paired_growth_section`)."""
+    runs = {size: run for size, run in growth_runs().items() if "reference" in run}
+    return paired_growth_section(results, runs) if runs else []
 
 def tail_section(results):
     tail = results.get("tail")
