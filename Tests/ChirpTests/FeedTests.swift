@@ -24,6 +24,9 @@ import Testing
         let global = try await app.walk("/v1/posts", limit: 7).items.ids
         #expect(Set(global).isSuperset(of: ids))
         #expect(global.count == Set(global).count)
+        // The home feed's rows are ordered by the service, in the database's order.
+        let home = try await app.walk("/v1/feed", limit: 7, token: author.accessToken).items.ids
+        #expect(home == ids)
     }
 
     @Test func pagingWhileNewPostsArriveNeitherRepeatsNorSkips() async throws {

@@ -1,7 +1,7 @@
 import Postgres
 
 /// A place in a list ordered by `(timestamp, id)`.
-package struct KeysetPosition: Equatable, Sendable {
+package struct KeysetPosition: Comparable, Sendable {
     var timestamp: PostgresTimestamp
     var id: PostgresUUID
 
@@ -20,6 +20,12 @@ package struct KeysetPosition: Equatable, Sendable {
     package init(timestamp: PostgresTimestamp, id: PostgresUUID) {
         self.timestamp = timestamp
         self.id = id
+    }
+
+    /// PostgreSQL's order of `(created_at, id)`: by time, then by the id's bytes, which is the
+    /// order of its two words.
+    package static func < (lhs: KeysetPosition, rhs: KeysetPosition) -> Bool {
+        (lhs.timestamp, lhs.id.high, lhs.id.low) < (rhs.timestamp, rhs.id.high, rhs.id.low)
     }
 
     /// Reads the 24 bytes `append` wrote.
