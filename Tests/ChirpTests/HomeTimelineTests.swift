@@ -37,7 +37,7 @@ import Testing
     }
 
     /// Walked as the viewer is read, and again while they mute a stranger: `app.home_feed` reads
-    /// a viewer who mutes anyone (or has 8 cut follows or more) with its whole statement, one
+    /// a viewer who mutes anyone (or has 32 cut follows or more) with its whole statement, one
     /// who follows many authors past the horizon, pulled or cut, with its lean one, and most
     /// viewers with its short one; each must give the feed.
     private func expectExactFeed(of viewer: TestUser, _ moment: String) async throws {
@@ -149,8 +149,8 @@ import Testing
     /// either way.
     @Test func manyPulledAuthorsAreMergedByOneWalkOrByProbes() async throws {
         let (viewer, pushed, stranger, cut) = try await app.signUp("viewer", "pushed", "stranger", "cut")
-        // `walk_from` and `walk_rows_per_author` of `app.home_feed` (0031).
-        let (walkFrom, walkRowsPerAuthor) = (8, 16)
+        // `walk_from` and `walk_rows_per_author` of `app.home_feed` (0031), `lean_cut_follows` (0038).
+        let (walkFrom, walkRowsPerAuthor, leanCutFollows) = (8, 16, 32)
         let authors = walkFrom + 4
         try await app.database.execute("""
             insert into users (username) select 'pulled_' || i from generate_series(1, \(authors)) i
@@ -202,25 +202,32 @@ import Testing
         try await app.follow(cut, by: viewer)
         try await expectExactFeed(of: viewer, "a cut follow beside the walk")
 
-        // As many cut follows as `walk_from`: the whole statement reads the viewer, muting or
-        // not; with fewer, the lean one (0037).
-        try await app.database.execute("insert into users (username) select 'manycut_' || i from generate_series(1, \(walkFrom)) i")
-        try await app.database.execute("""
-            insert into posts (author_id, body, created_at)
-            select u.id, 'cut post ' || i, now() - interval '40 minutes' + (i * 10 + length(u.username)) * interval '1 second'
-            from users u, generate_series(1, 3) i where u.username like 'manycut\\_%'
-            """)
-        try await app.database.execute("""
-            insert into follows (follower_id, followee_id) select \(viewer.id)::uuid, id from users where username like 'manycut\\_%'
-            """)
-        #expect(try await app.count("""
-            select count(*) from follows where follower_id = \(viewer.id)::uuid and timeline_from > '-infinity' and timeline_from < 'infinity'
-            """) == walkFrom + 1)
-        // (Over 100 posts now: pages of 2 and more.)
-        let withManyCut = try await expectedFeed(of: viewer)
-        for limit in [2, 5, 50] {
-            let walked = try await app.walk("/v1/feed", limit: limit, token: viewer.accessToken).items.ids
-            #expect(walked == withManyCut, "many cut follows beside the walk, pages of \(limit)")
+        // More cut follows than the first query reads (`walk_from`): counted, the lean statement
+        // reads the viewer (0038); as many as `lean_cut_follows`, the whole one, muting or not.
+        for (manyCut, statement) in [(walkFrom, "lean"), (leanCutFollows, "whole")] {
+            try await app.database.execute("""
+                insert into users (username) select 'manycut_' || i from generate_series(1, \(manyCut)) i
+                where not exists (select from users u where u.username = 'manycut_' || i)
+                """)
+            try await app.database.execute("""
+                insert into posts (author_id, body, created_at)
+                select u.id, 'cut post ' || i, now() - interval '40 minutes' + (i * 10 + length(u.username)) * interval '1 second'
+                from users u, generate_series(1, 3) i
+                where u.username like 'manycut\\_%' and not exists (select from posts p where p.author_id = u.id)
+                """)
+            try await app.database.execute("""
+                insert into follows (follower_id, followee_id) select \(viewer.id)::uuid, id from users where username like 'manycut\\_%'
+                on conflict do nothing
+                """)
+            #expect(try await app.count("""
+                select count(*) from follows where follower_id = \(viewer.id)::uuid and timeline_from > '-infinity' and timeline_from < 'infinity'
+                """) == manyCut + 1)
+            // (Over 100 posts now: pages of 2 and more.)
+            let withManyCut = try await expectedFeed(of: viewer)
+            for limit in [2, 5, 50] {
+                let walked = try await app.walk("/v1/feed", limit: limit, token: viewer.accessToken).items.ids
+                #expect(walked == withManyCut, "\(manyCut + 1) cut follows beside the walk (\(statement)), pages of \(limit)")
+            }
         }
         try await app.database.execute("""
             delete from follows where follower_id = \(viewer.id)::uuid and followee_id in (select id from users where username like 'manycut\\_%')
