@@ -289,6 +289,9 @@ import Testing
         try await app.follow(flipper, by: fanA)
         try await app.follow(flipper, by: fanB)
         try await app.createPost("flipper pulled", by: flipper)
+        // Pulled: the row pushed before the pull stays in the viewer's timeline, and both
+        // statements skip it, since the walk finds that post in pulled_posts (0039).
+        try await expectExactFeed(of: viewer, "an author pushed, then pulled")
         try await app.client.delete("/v1/users/\(flipper.username)/follow", token: fanB.accessToken).requiring(200, "unfollow")
         try await app.createPost("flipper crosses back", by: flipper)
         #expect(try await app.count("""
